@@ -1,0 +1,54 @@
+; PHP tags, adapted from tree-sitter-php's queries/tags.scm: traits and enums
+; get their own kinds, methods are `definition.method`, class constants added.
+
+(namespace_definition
+  name: (namespace_name) @name) @definition.module
+
+(interface_declaration
+  name: (name) @name) @definition.interface
+
+(trait_declaration
+  name: (name) @name) @definition.trait
+
+(enum_declaration
+  name: (name) @name) @definition.enum
+
+(class_declaration
+  name: (name) @name) @definition.class
+
+(property_declaration
+  (property_element (variable_name (name) @name))) @definition.field
+
+(const_declaration
+  (const_element (name) @name)) @definition.constant
+
+(function_definition
+  name: (name) @name) @definition.function
+
+(method_declaration
+  name: (name) @name) @definition.method
+
+(class_interface_clause [(name) (qualified_name)] @name) @reference.implementation
+
+(base_clause [(name) (qualified_name)] @name) @reference.class
+
+(object_creation_expression
+  [
+    (qualified_name (name) @name)
+    (name) @name
+  ]) @reference.class
+
+(function_call_expression
+  function: [
+    (qualified_name (name) @name)
+    (name) @name
+  ]) @reference.call
+
+(scoped_call_expression
+  name: (name) @name) @reference.call
+
+(member_call_expression
+  name: (name) @name) @reference.call
+
+(nullsafe_member_call_expression
+  name: (name) @name) @reference.call

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what building and running code-intel needs on a fresh Debian/Ubuntu
+# machine, then prints the environment to export (source it: `. <(scripts/setup.sh)`
+# or `eval "$(scripts/setup.sh)"`).
+#
+#   protoc          LanceDB's build needs it (apt package protobuf-compiler)
+#   ONNX Runtime    libonnxruntime.so >= 1.24, loaded at run time (ORT_DYLIB_PATH)
+#   test models     ../shared/tools/test-models/build.sh when it exists (offline
+#                   multilingual-e5-small); elsewhere fastembed downloads the
+#                   model on first use and only ONNX Runtime is fetched here.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+log() { echo "setup: $*" >&2; }
+
+if ! command -v protoc >/dev/null 2>&1; then
+  log "installing protobuf-compiler"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq >&2
+  $SUDO apt-get install -y -qq protobuf-compiler >&2
+fi
+
+BUILD="$HERE/../shared/tools/test-models/build.sh"
+if [ -f "$BUILD" ]; then
+  log "building offline test models and ONNX Runtime (../shared/tools/test-models)"
+  bash "$BUILD" | grep '^export '
+else
+  ORT_DIR=${CODE_INTEL_ORT_DIR:-$HOME/.cache/code-intel/onnxruntime}
+  if [ ! -f "$ORT_DIR/libonnxruntime.so.1.31.1" ]; then
+    log "fetching ONNX Runtime 1.31.1 from PyPI"
+    mkdir -p "$ORT_DIR"
+    tmp=$(mktemp -d)
+    python3 -m pip download -q --no-deps -d "$tmp" onnxruntime==1.31.1 >&2
+    unzip -q -o -j "$tmp"/onnxruntime-1.31.1-*.whl 'onnxruntime/capi/libonnxruntime.so.1.31.1' -d "$ORT_DIR"
+    rm -rf "$tmp"
+  fi
+  echo "export ORT_DYLIB_PATH=$ORT_DIR/libonnxruntime.so.1.31.1"
+fi

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test command (README "Run the tests"; CI runs exactly this):
+# installs what it needs, then format, lints, unit tests, and end-to-end tests
+# that drive the real binary over stdio with the `mcp` Python SDK and the real
+# multilingual-e5-small model.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+eval "$(bash scripts/setup.sh)"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/code-intel/target}
+
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo build --locked
+cargo test --locked
+
+VENV=${CODE_INTEL_TEST_VENV:-$HOME/.cache/code-intel/venv}
+if [ ! -x "$VENV/bin/pytest" ]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio
+fi
+CODE_INTEL_BIN="$CARGO_TARGET_DIR/debug/code-intel" "$VENV/bin/pytest" -q -p no:cacheprovider tests/e2e

@@ -1,0 +1,238 @@
+//! Configuration: `.code-intel/config.json` merged over documented defaults,
+//! then environment overrides. Every key is listed in `.code-intel.example`.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Name of the per-repository state directory at the repo root.
+pub const STATE_DIR: &str = ".code-intel";
+
+/// Errors while reading the configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid {path}: {source} (see .code-intel.example for every key and its default)")]
+    Parse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("invalid value for `{key}`: {message}")]
+    Value { key: &'static str, message: String },
+}
+
+/// Checked configuration of one repository.
+///
+/// Defaults follow seed v3.9 ("config.json 完全版") except `max_chunks`,
+/// raised from 10,000 to 200,000 so that a repository of laravel/framework's
+/// size (~20k chunks) is indexed whole instead of silently truncated.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// fastembed model name; only `intfloat/multilingual-e5-small` (384-d) is
+    /// supported by the E5 prefixing in this release.
+    pub embedding_model: String,
+    /// A directory holding `model.onnx`, `tokenizer.json`, `config.json`,
+    /// `special_tokens_map.json` and `tokenizer_config.json`. When set, the
+    /// model is loaded from it and never downloaded.
+    pub model_dir: Option<PathBuf>,
+    /// Where fastembed keeps downloaded models (Hugging Face cache layout).
+    /// Default: `$XDG_CACHE_HOME/code-intel/models` (or `~/.cache/...`).
+    pub model_cache_dir: Option<PathBuf>,
+    /// Path of `libonnxruntime.so` (>= 1.24). `ORT_DYLIB_PATH` wins over it.
+    pub ort_dylib_path: Option<PathBuf>,
+    /// Texts per ONNX Runtime call. 32 kept e5 fp32 peak RSS near 1.5 GB
+    /// in the measurements of ENVIRONMENT.md (256 reached 1.7 GB).
+    pub embedding_batch_size: usize,
+    /// ONNX Runtime intra-op threads; 0 = one per core.
+    pub embedding_threads: usize,
+    /// Token budget of one chunk (seed v3.9: 512, the model's input limit).
+    /// Token counts are estimated as chars / 3.
+    pub chunk_max_tokens: usize,
+    /// Files larger than this many bytes are not chunked or embedded.
+    pub max_file_size: u64,
+    /// Upper bound on chunks in `forest`; files past it are reported as
+    /// skipped by `status`, never dropped silently.
+    pub max_chunks: usize,
+    /// Line-window chunks only (no tree-sitter chunking), for weak machines.
+    pub lightweight_mode: bool,
+    /// Hours after which `serve` re-syncs the index in the background on start.
+    pub sync_ttl_hours: f64,
+    /// Run the TTL-due sync when `serve` starts.
+    pub sync_on_start: bool,
+    /// Extra gitignore-style globs to leave out of walking and indexing.
+    pub exclude_patterns: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            embedding_model: "intfloat/multilingual-e5-small".into(),
+            model_dir: None,
+            model_cache_dir: None,
+            ort_dylib_path: None,
+            embedding_batch_size: 32,
+            embedding_threads: 0,
+            chunk_max_tokens: 512,
+            max_file_size: 1024 * 1024,
+            max_chunks: 200_000,
+            lightweight_mode: false,
+            sync_ttl_hours: 1.0,
+            sync_on_start: true,
+            exclude_patterns: vec![
+                "**/node_modules/**".into(),
+                "**/__pycache__/**".into(),
+                "**/venv/**".into(),
+                "**/.venv/**".into(),
+            ],
+        }
+    }
+}
+
+impl Config {
+    /// Loads `<repo>/.code-intel/config.json` if present, then applies the
+    /// environment overrides `CODE_INTEL_MODEL_DIR`, `CODE_INTEL_MODEL_CACHE`
+    /// and `CODE_INTEL_EMBEDDING_BATCH_SIZE`.
+    ///
+    /// # Errors
+    /// Unreadable or invalid JSON, unknown keys, or out-of-range values.
+    pub fn load(repo_root: &Path) -> Result<Config, ConfigError> {
+        let path = repo_root.join(STATE_DIR).join("config.json");
+        let mut config = match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                serde_json::from_str::<Config>(&text).map_err(|source| ConfigError::Parse {
+                    path: path.clone(),
+                    source,
+                })?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::default(),
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        if let Some(dir) = env_path("CODE_INTEL_MODEL_DIR") {
+            config.model_dir = Some(dir);
+        }
+        if let Some(dir) = env_path("CODE_INTEL_MODEL_CACHE") {
+            config.model_cache_dir = Some(dir);
+        }
+        if let Ok(v) = std::env::var("CODE_INTEL_EMBEDDING_BATCH_SIZE") {
+            config.embedding_batch_size = v.parse().map_err(|_| ConfigError::Value {
+                key: "embedding_batch_size",
+                message: format!("CODE_INTEL_EMBEDDING_BATCH_SIZE={v} is not a whole number"),
+            })?;
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let check = |ok: bool, key: &'static str, message: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(ConfigError::Value {
+                    key,
+                    message: message.into(),
+                })
+            }
+        };
+        check(
+            self.embedding_model == "intfloat/multilingual-e5-small"
+                || self.embedding_model == "multilingual-e5-small",
+            "embedding_model",
+            "only \"intfloat/multilingual-e5-small\" is supported",
+        )?;
+        check(
+            (1..=1024).contains(&self.embedding_batch_size),
+            "embedding_batch_size",
+            "must be 1..=1024",
+        )?;
+        check(
+            (32..=8192).contains(&self.chunk_max_tokens),
+            "chunk_max_tokens",
+            "must be 32..=8192",
+        )?;
+        check(self.max_chunks > 0, "max_chunks", "must be positive")?;
+        check(self.max_file_size > 0, "max_file_size", "must be positive")?;
+        check(
+            self.sync_ttl_hours >= 0.0,
+            "sync_ttl_hours",
+            "must be 0 or more",
+        )?;
+        Ok(())
+    }
+
+    /// The fastembed cache directory: `model_cache_dir`, else
+    /// `$XDG_CACHE_HOME/code-intel/models`, else `~/.cache/code-intel/models`.
+    /// Never the current directory.
+    pub fn resolved_model_cache_dir(&self) -> PathBuf {
+        if let Some(dir) = &self.model_cache_dir {
+            return dir.clone();
+        }
+        let base = env_path("XDG_CACHE_HOME")
+            .or_else(|| env_path("HOME").map(|h| h.join(".cache")))
+            .unwrap_or_else(std::env::temp_dir);
+        base.join("code-intel").join("models")
+    }
+
+    /// Approximate character budget of one chunk (`chunk_max_tokens` × 3).
+    pub fn chunk_max_chars(&self) -> usize {
+        self.chunk_max_tokens * 3
+    }
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_is_an_error_that_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
+        std::fs::write(
+            dir.path().join(STATE_DIR).join("config.json"),
+            r#"{"chunk_max_tokenz": 3}"#,
+        )
+        .unwrap();
+        let err = Config::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("chunk_max_tokenz"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_value_names_key() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
+        std::fs::write(
+            dir.path().join(STATE_DIR).join("config.json"),
+            r#"{"embedding_batch_size": 0}"#,
+        )
+        .unwrap();
+        let err = Config::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("embedding_batch_size"), "{err}");
+    }
+
+    #[test]
+    fn example_file_lists_every_key_with_its_default() {
+        let text = include_str!("../.code-intel.example");
+        let example: serde_json::Value = serde_json::from_str(text).unwrap();
+        let defaults = serde_json::to_value(Config::default()).unwrap();
+        assert_eq!(example, defaults);
+    }
+
+    #[test]
+    fn missing_file_gives_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Config::load(dir.path()).unwrap();
+        assert_eq!(c.chunk_max_tokens, 512);
+        assert_eq!(c.embedding_batch_size, 32);
+    }
+}

@@ -1,0 +1,299 @@
+//! Embeddings: the [`Embedder`] trait and its fastembed implementation with
+//! multilingual-e5-small, plus ONNX Runtime discovery.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use fastembed::{
+    EmbeddingModel, InitOptionsUserDefined, Pooling, TextEmbedding, TextInitOptions,
+    TokenizerFiles, UserDefinedEmbeddingModel,
+};
+
+use crate::config::Config;
+
+/// Output dimension of multilingual-e5-small.
+pub const E5_DIM: usize = 384;
+/// Tokens the model reads at most (XLM-R position limit used by E5).
+pub const E5_MAX_TOKENS: usize = 512;
+/// E5 prefixes (Wang et al. 2022, "Text Embeddings by Weakly-Supervised
+/// Contrastive Pre-training", §4.2): queries and passages are marked.
+pub const QUERY_PREFIX: &str = "query: ";
+pub const PASSAGE_PREFIX: &str = "passage: ";
+
+/// Errors of loading or running the model; each names the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error(
+        "ONNX Runtime library not found (tried {tried}); install it with `pip install onnxruntime` (>= 1.24) or set ORT_DYLIB_PATH to libonnxruntime.so"
+    )]
+    RuntimeMissing { tried: String },
+    #[error(
+        "ONNX Runtime at {path} could not be loaded: {message}; set ORT_DYLIB_PATH to an ONNX Runtime >= 1.24 library"
+    )]
+    RuntimeLoad { path: PathBuf, message: String },
+    #[error(
+        "embedding model not available: {message}; set `model_dir` in .code-intel/config.json (or CODE_INTEL_MODEL_DIR) to a directory with model.onnx and tokenizer files, or allow fastembed to download intfloat/multilingual-e5-small into {cache}"
+    )]
+    Model { message: String, cache: PathBuf },
+    #[error("embedding failed: {0}")]
+    Inference(String),
+}
+
+/// Turns texts into unit-length vectors. Implementations add the E5
+/// prefixes themselves.
+pub trait Embedder: Send + Sync {
+    /// Vector length.
+    fn dim(&self) -> usize;
+    /// Identifies model and weights; stored with the index so that a model
+    /// change re-embeds everything.
+    fn model_id(&self) -> String;
+    /// Embeds passages (chunks), in input order.
+    ///
+    /// # Errors
+    /// [`EmbedError::Inference`].
+    fn embed_passages(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// Embeds one search query.
+    ///
+    /// # Errors
+    /// [`EmbedError::Inference`].
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError>;
+}
+
+/// Where the ONNX Runtime library was found, and its version when the file
+/// name tells it (`libonnxruntime.so.1.31.1`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RuntimeInfo {
+    pub path: PathBuf,
+    pub version: Option<String>,
+}
+
+/// Finds `libonnxruntime`: `ORT_DYLIB_PATH`, then `ort_dylib_path` from the
+/// config, then next to the executable (and `../lib`), then a pip-installed
+/// `onnxruntime` package (ENVIRONMENT.md's order).
+///
+/// # Errors
+/// [`EmbedError::RuntimeMissing`] listing every place tried.
+pub fn find_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
+    let mut tried = Vec::new();
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
+        candidates.push(p.into());
+    }
+    candidates.extend(config.ort_dylib_path.clone());
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        candidates.extend(dylibs_in(&dir));
+        candidates.extend(dylibs_in(&dir.join("../lib")));
+    }
+    for p in candidates {
+        if p.is_file() {
+            return Ok(runtime_info(p));
+        }
+        tried.push(p.display().to_string());
+    }
+    if let Some(dir) = pip_onnxruntime_dir() {
+        if let Some(p) = dylibs_in(&dir.join("capi")).into_iter().next() {
+            return Ok(runtime_info(p));
+        }
+        tried.push(dir.join("capi").display().to_string());
+    } else {
+        tried.push("python3 -c 'import onnxruntime'".into());
+    }
+    Err(EmbedError::RuntimeMissing {
+        tried: tried.join(", "),
+    })
+}
+
+fn runtime_info(path: PathBuf) -> RuntimeInfo {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let version = name
+        .split_once(".so.")
+        .map(|(_, v)| v.to_string())
+        .filter(|v| v.split('.').count() >= 2);
+    RuntimeInfo { path, version }
+}
+
+fn dylibs_in(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("libonnxruntime.so")
+                    || n == "libonnxruntime.dylib"
+                    || n == "onnxruntime.dll"
+            })
+        })
+        .collect();
+    // The longest name carries the full version (libonnxruntime.so.1.31.1).
+    found.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
+    found
+}
+
+fn pip_onnxruntime_dir() -> Option<PathBuf> {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import onnxruntime, os; print(os.path.dirname(onnxruntime.__file__))",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// True when the model files can be had without a download: `model_dir`
+/// holds them, or fastembed's cache has the model.
+pub fn model_present(config: &Config) -> bool {
+    match &config.model_dir {
+        Some(dir) => MODEL_FILES.iter().all(|f| dir.join(f).is_file()),
+        None => config
+            .resolved_model_cache_dir()
+            .join("models--intfloat--multilingual-e5-small")
+            .is_dir(),
+    }
+}
+
+const MODEL_FILES: [&str; 5] = [
+    "model.onnx",
+    "tokenizer.json",
+    "config.json",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+];
+
+/// multilingual-e5-small through fastembed (ONNX Runtime, mean pooling,
+/// L2-normalised output).
+pub struct FastEmbedder {
+    model: Mutex<TextEmbedding>,
+    batch_size: usize,
+    id: String,
+}
+
+impl FastEmbedder {
+    /// Loads ONNX Runtime and the model (from `model_dir`, else fastembed's
+    /// cache, downloading into it when missing). Takes seconds: call it off
+    /// the async runtime.
+    ///
+    /// # Errors
+    /// Runtime missing or incompatible, model files missing or unreadable.
+    pub fn load(config: &Config) -> Result<FastEmbedder, EmbedError> {
+        let runtime = find_runtime(config)?;
+        let _environment = ort::init_from(&runtime.path).map_err(|e| EmbedError::RuntimeLoad {
+            path: runtime.path.clone(),
+            message: e.to_string(),
+        })?;
+        let threads = match config.embedding_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let cache = config.resolved_model_cache_dir();
+        let model_err = |message: String| EmbedError::Model {
+            message,
+            cache: cache.clone(),
+        };
+        // fastembed panics in some failure paths (e.g. a runtime that vanished
+        // after discovery); contain that to an error.
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+            || -> Result<(TextEmbedding, String), EmbedError> {
+                match &config.model_dir {
+                    Some(dir) => {
+                        let read = |f: &str| {
+                            std::fs::read(dir.join(f))
+                                .map_err(|e| model_err(format!("{}: {e}", dir.join(f).display())))
+                        };
+                        let files = TokenizerFiles {
+                            tokenizer_file: read("tokenizer.json")?,
+                            config_file: read("config.json")?,
+                            special_tokens_map_file: read("special_tokens_map.json")?,
+                            tokenizer_config_file: read("tokenizer_config.json")?,
+                        };
+                        let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, files)
+                            .with_pooling(Pooling::Mean);
+                        let opts = InitOptionsUserDefined::new()
+                            .with_max_length(E5_MAX_TOKENS)
+                            .with_intra_threads(threads)
+                            .with_session_config("session.intra_op.allow_spinning", "0");
+                        let m = TextEmbedding::try_new_from_user_defined(model, opts)
+                            .map_err(|e| model_err(e.to_string()))?;
+                        Ok((m, format!("e5-small@{}", dir.display())))
+                    }
+                    None => {
+                        std::fs::create_dir_all(&cache).map_err(|e| model_err(e.to_string()))?;
+                        let opts = TextInitOptions::new(EmbeddingModel::MultilingualE5Small)
+                            .with_cache_dir(cache.clone())
+                            .with_max_length(E5_MAX_TOKENS)
+                            .with_intra_threads(threads)
+                            .with_session_config("session.intra_op.allow_spinning", "0")
+                            .with_show_download_progress(false);
+                        let m =
+                            TextEmbedding::try_new(opts).map_err(|e| model_err(e.to_string()))?;
+                        Ok((m, "intfloat/multilingual-e5-small".to_string()))
+                    }
+                }
+            },
+        ))
+        .map_err(|p| {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "fastembed panicked".into());
+            model_err(msg)
+        })??;
+        Ok(FastEmbedder {
+            model: Mutex::new(built.0),
+            batch_size: config.embedding_batch_size,
+            id: built.1,
+        })
+    }
+
+    fn run(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut model = self.model.lock().unwrap_or_else(|e| e.into_inner());
+        model
+            .embed(texts, Some(self.batch_size))
+            .map_err(|e| EmbedError::Inference(e.to_string()))
+    }
+}
+
+impl Embedder for FastEmbedder {
+    fn dim(&self) -> usize {
+        E5_DIM
+    }
+
+    fn model_id(&self) -> String {
+        self.id.clone()
+    }
+
+    fn embed_passages(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        // Sort by length so each batch pads to similar lengths; restore order.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let sorted: Vec<String> = order
+            .iter()
+            .map(|&i| format!("{PASSAGE_PREFIX}{}", texts[i]))
+            .collect();
+        let vectors = self.run(sorted)?;
+        let mut out = vec![Vec::new(); texts.len()];
+        for (v, &i) in vectors.into_iter().zip(&order) {
+            out[i] = v;
+        }
+        Ok(out)
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.run(vec![format!("{QUERY_PREFIX}{text}")])?
+            .pop()
+            .ok_or_else(|| EmbedError::Inference("no vector returned".into()))
+    }
+}

@@ -1,0 +1,614 @@
+//! Sync: walk → fingerprint → chunk → embed (only new content hashes) →
+//! store. Incremental, resumable after a kill, and observable while it runs.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::chunk::{self, Chunk};
+use crate::config::Config;
+use crate::embed::{EmbedError, Embedder};
+use crate::lang::Lang;
+use crate::repo::{self, PathError, Repo};
+use crate::search::symbols;
+use crate::store::{ForestRow, Store, StoreError};
+
+/// Version of `sync_state.json`; another version forces a full rebuild.
+const STATE_VERSION: u32 = 1;
+/// Files chunked, embedded and committed together; the state file is saved
+/// after each batch, so a killed sync loses at most one batch of work.
+const FILES_PER_BATCH: usize = 64;
+
+/// Errors of a sync.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Path(#[from] PathError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("a sync is already running for this repository")]
+    Busy,
+}
+
+/// Fingerprint of one indexed file.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FileState {
+    /// Bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: u128,
+    /// SHA-256 of the content, hex.
+    pub sha256: String,
+    /// Chunks stored for the file.
+    pub chunks: usize,
+}
+
+/// A file left out of the index, fingerprinted so that it is not read
+/// again until it changes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Skipped {
+    pub reason: String,
+    pub size: u64,
+    pub mtime_ns: u128,
+}
+
+/// `.code-intel/sync_state.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct SyncState {
+    pub version: u32,
+    /// [`Embedder::model_id`] of the vectors in `forest`.
+    pub model_id: String,
+    /// Unix seconds of the last completed sync.
+    pub last_sync: Option<u64>,
+    /// Repo-relative path → fingerprint.
+    pub files: BTreeMap<String, FileState>,
+    /// Repo-relative path → why it is not indexed (binary, too large, …).
+    pub skipped: BTreeMap<String, Skipped>,
+}
+
+impl SyncState {
+    /// Path of the state file.
+    pub fn path(repo: &Repo) -> PathBuf {
+        repo.state_dir().join("sync_state.json")
+    }
+
+    /// Loads the state; a missing or unreadable file gives an empty state
+    /// (everything is re-synced, nothing is lost).
+    pub fn load(repo: &Repo) -> SyncState {
+        std::fs::read_to_string(Self::path(repo))
+            .ok()
+            .and_then(|t| serde_json::from_str::<SyncState>(&t).ok())
+            .filter(|s| s.version == STATE_VERSION)
+            .unwrap_or_default()
+    }
+
+    /// Writes atomically (temp file + rename).
+    ///
+    /// # Errors
+    /// [`IndexError::Write`].
+    pub fn save(&self, repo: &Repo) -> Result<(), IndexError> {
+        let path = Self::path(repo);
+        let write_err = |source| IndexError::Write {
+            path: path.display().to_string(),
+            source,
+        };
+        std::fs::create_dir_all(repo.state_dir()).map_err(write_err)?;
+        let tmp = path.with_extension("json.tmp");
+        let text = serde_json::to_vec(self).map_err(|e| write_err(std::io::Error::other(e)))?;
+        std::fs::write(&tmp, text).map_err(write_err)?;
+        std::fs::rename(&tmp, &path).map_err(write_err)
+    }
+
+    /// Chunks recorded over all files.
+    pub fn chunk_count(&self) -> usize {
+        self.files.values().map(|f| f.chunks).sum()
+    }
+}
+
+/// Live progress of a sync, shared with tools that report readiness.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub running: AtomicBool,
+    /// Files that need chunking in the running sync.
+    pub files_total: AtomicUsize,
+    /// Of those, files committed.
+    pub files_done: AtomicUsize,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Serialize, Default, schemars::JsonSchema)]
+pub struct SyncReport {
+    pub added: usize,
+    pub modified: usize,
+    pub deleted: usize,
+    pub unchanged: usize,
+    /// Files left out (binary, over `max_file_size`, past `max_chunks`).
+    pub skipped: usize,
+    /// Chunks whose text was embedded in this sync.
+    pub chunks_embedded: usize,
+    /// Chunks whose vector was reused from the index by content hash.
+    pub chunks_reused: usize,
+    /// Chunks in the index after the sync.
+    pub chunks_total: usize,
+    /// Files indexed after the sync.
+    pub files_indexed: usize,
+    pub seconds: f64,
+}
+
+struct Candidate {
+    rel: String,
+    abs: PathBuf,
+    size: u64,
+    mtime_ns: u128,
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Unix seconds now.
+pub fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Files the index covers: everything the walker yields that is a regular
+/// file, with size and mtime.
+///
+/// # Errors
+/// Invalid exclude patterns.
+fn walk(repo: &Repo, config: &Config) -> Result<Vec<Candidate>, IndexError> {
+    let mut out = Vec::new();
+    for entry in repo.walker(repo.root(), config)?.build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let abs = entry.into_path();
+        out.push(Candidate {
+            rel: repo.rel(&abs),
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+            abs,
+        });
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(out)
+}
+
+/// One file read, hashed and chunked.
+struct Prepared {
+    rel: String,
+    state: FileState,
+    chunks: Vec<(Chunk, String)>,
+}
+
+/// Reads, hashes and chunks one file; `Err(reason)` when it is skipped.
+fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String> {
+    let bytes = std::fs::read(&c.abs).map_err(|e| format!("unreadable: {e}"))?;
+    if repo::bytes_look_binary(&bytes) {
+        return Err("binary".into());
+    }
+    let sha = chunk::hex(&Sha256::digest(&bytes));
+    let source = String::from_utf8_lossy(&bytes);
+    let syms = Lang::from_path(&c.abs).map(|l| symbols::extract(l, &source, &c.rel));
+    let chunks: Vec<(Chunk, String)> = chunk::chunk_file(
+        &c.rel,
+        &source,
+        syms.as_ref(),
+        config.chunk_max_chars(),
+        config.lightweight_mode,
+    )
+    .into_iter()
+    .map(|ch| {
+        let h = ch.content_hash();
+        (ch, h)
+    })
+    .collect();
+    Ok(Prepared {
+        rel: c.rel.clone(),
+        state: FileState {
+            size: c.size,
+            mtime_ns: c.mtime_ns,
+            sha256: sha,
+            chunks: chunks.len(),
+        },
+        chunks,
+    })
+}
+
+/// Every chunk the index would hold for the repository, deduplicated by
+/// content hash (what a full sync embeds). For benchmarks.
+///
+/// # Errors
+/// Invalid exclude patterns.
+pub fn collect_chunks(repo: &Repo, config: &Config) -> Result<Vec<(Chunk, String)>, IndexError> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for c in walk(repo, config)? {
+        if c.size > config.max_file_size {
+            continue;
+        }
+        if let Ok(p) = prepare(&c, config) {
+            out.extend(p.chunks.into_iter().filter(|(_, h)| seen.insert(h.clone())));
+        }
+    }
+    Ok(out)
+}
+
+/// Incremental (or, with `force`, full) sync of `forest`.
+///
+/// A file whose size and mtime match its fingerprint is not read; one whose
+/// SHA-256 matches is unchanged; otherwise it is re-chunked and only chunks
+/// whose content hash has no stored vector are embedded. Deleted files lose
+/// their rows. Progress is published in `progress`.
+///
+/// # Errors
+/// Store, embedding or state-file failures. Work committed before the error
+/// is kept (and recorded in the state file).
+pub async fn sync(
+    repo: &Repo,
+    config: &Config,
+    store: &Store,
+    embedder: &Arc<dyn Embedder>,
+    force: bool,
+    progress: &Progress,
+) -> Result<SyncReport, IndexError> {
+    if progress.running.swap(true, Ordering::SeqCst) {
+        return Err(IndexError::Busy);
+    }
+    let result = run_sync(repo, config, store, embedder, force, progress).await;
+    progress.running.store(false, Ordering::SeqCst);
+    result
+}
+
+async fn run_sync(
+    repo: &Repo,
+    config: &Config,
+    store: &Store,
+    embedder: &Arc<dyn Embedder>,
+    force: bool,
+    progress: &Progress,
+) -> Result<SyncReport, IndexError> {
+    let started = Instant::now();
+    let mut state = SyncState::load(repo);
+    let model_id = embedder.model_id();
+    if force || state.model_id != model_id {
+        store.clear_forest().await?;
+        state = SyncState {
+            version: STATE_VERSION,
+            model_id,
+            ..Default::default()
+        };
+    }
+    let mut report = SyncReport::default();
+    let (repo2, config2) = (repo.clone(), config.clone());
+    // Walking stats every file: blocking I/O, off the async runtime.
+    let candidates = tokio::task::spawn_blocking(move || walk(&repo2, &config2))
+        .await
+        .map_err(|e| {
+            IndexError::Path(PathError::Root {
+                path: repo.root().into(),
+                source: std::io::Error::other(e),
+            })
+        })??;
+
+    let seen: HashSet<&str> = candidates.iter().map(|c| c.rel.as_str()).collect();
+    let deleted: Vec<String> = state
+        .files
+        .keys()
+        .filter(|k| !seen.contains(k.as_str()))
+        .cloned()
+        .collect();
+    state.skipped.retain(|k, _| seen.contains(k.as_str()));
+    // Rows of vanished files are deleted after the batches, so that a renamed
+    // or moved file reuses their vectors; until then the state still lists
+    // them, so a killed sync deletes them next time.
+    report.deleted = deleted.len();
+
+    let mut todo: Vec<Candidate> = Vec::new();
+    for c in candidates {
+        if c.size > config.max_file_size {
+            if state.files.remove(&c.rel).is_some() {
+                store.delete_files(std::slice::from_ref(&c.rel)).await?;
+                report.deleted += 1;
+            }
+            let reason = format!("larger than max_file_size ({} bytes)", config.max_file_size);
+            state.skipped.insert(
+                c.rel,
+                Skipped {
+                    reason,
+                    size: c.size,
+                    mtime_ns: c.mtime_ns,
+                },
+            );
+            report.skipped += 1;
+            continue;
+        }
+        if state
+            .skipped
+            .get(&c.rel)
+            .is_some_and(|s| s.size == c.size && s.mtime_ns == c.mtime_ns)
+        {
+            report.skipped += 1;
+            continue;
+        }
+        match state.files.get(&c.rel) {
+            Some(f) if f.size == c.size && f.mtime_ns == c.mtime_ns => report.unchanged += 1,
+            _ => todo.push(c),
+        }
+    }
+    progress.files_total.store(todo.len(), Ordering::SeqCst);
+    progress.files_done.store(0, Ordering::SeqCst);
+    state.save(repo)?;
+
+    let mut total_chunks = state.chunk_count()
+        - deleted
+            .iter()
+            .filter_map(|d| state.files.get(d))
+            .map(|f| f.chunks)
+            .sum::<usize>();
+    for batch in todo.chunks(FILES_PER_BATCH) {
+        let owned: Vec<Candidate> = batch
+            .iter()
+            .map(|c| Candidate {
+                rel: c.rel.clone(),
+                abs: c.abs.clone(),
+                size: c.size,
+                mtime_ns: c.mtime_ns,
+            })
+            .collect();
+        let config2 = config.clone();
+        // Reading, hashing, parsing and chunking are CPU-bound.
+        let prepared = tokio::task::spawn_blocking(move || {
+            owned
+                .iter()
+                .map(|c| (c.rel.clone(), c.size, c.mtime_ns, prepare(c, &config2)))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))?;
+
+        let mut ready: Vec<Prepared> = Vec::new();
+        let mut gone: Vec<String> = Vec::new();
+        for (rel, size, mtime_ns, p) in prepared {
+            match p {
+                Ok(p) => {
+                    let previous = state
+                        .files
+                        .get(&rel)
+                        .map(|f| (f.chunks, f.sha256 == p.state.sha256));
+                    if let Some((chunks, true)) = previous {
+                        // Touched but identical: refresh the fingerprint only.
+                        report.unchanged += 1;
+                        state.files.insert(rel, FileState { chunks, ..p.state });
+                        continue;
+                    }
+                    let old_chunks = previous.map_or(0, |(c, _)| c);
+                    if total_chunks - old_chunks + p.chunks.len() > config.max_chunks {
+                        let reason = format!("max_chunks ({}) reached", config.max_chunks);
+                        state.skipped.insert(
+                            rel.clone(),
+                            Skipped {
+                                reason,
+                                size,
+                                mtime_ns,
+                            },
+                        );
+                        report.skipped += 1;
+                        if state.files.remove(&rel).is_some() {
+                            gone.push(rel);
+                            total_chunks -= old_chunks;
+                        }
+                        continue;
+                    }
+                    total_chunks = total_chunks - old_chunks + p.chunks.len();
+                    if previous.is_some() {
+                        report.modified += 1;
+                    } else {
+                        report.added += 1;
+                    }
+                    state.skipped.remove(&rel);
+                    ready.push(p);
+                }
+                Err(reason) => {
+                    if let Some(f) = state.files.remove(&rel) {
+                        gone.push(rel.clone());
+                        total_chunks -= f.chunks;
+                        report.deleted += 1;
+                    }
+                    state.skipped.insert(
+                        rel,
+                        Skipped {
+                            reason,
+                            size,
+                            mtime_ns,
+                        },
+                    );
+                    report.skipped += 1;
+                }
+            }
+        }
+
+        // Reuse vectors by content hash (same file's old rows, renamed files,
+        // identical code elsewhere); embed only what is new.
+        let hashes: Vec<String> = ready
+            .iter()
+            .flat_map(|p| p.chunks.iter().map(|(_, h)| h.clone()))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        let mut vectors = store.vectors_for_hashes(&hashes).await?;
+        let mut missing: Vec<(String, String)> = Vec::new();
+        let mut queued: HashSet<&str> = HashSet::new();
+        for p in &ready {
+            for (c, h) in &p.chunks {
+                if vectors.contains_key(h) {
+                    report.chunks_reused += 1;
+                } else if queued.insert(h.as_str()) {
+                    missing.push((h.clone(), c.embedding_text()));
+                    report.chunks_embedded += 1;
+                } else {
+                    report.chunks_reused += 1;
+                }
+            }
+        }
+        if !missing.is_empty() {
+            let texts: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
+            let emb = Arc::clone(embedder);
+            // ONNX Runtime inference is CPU-bound and blocking.
+            let new = tokio::task::spawn_blocking(move || emb.embed_passages(&texts))
+                .await
+                .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))??;
+            for ((h, _), v) in missing.into_iter().zip(new) {
+                vectors.insert(h, v);
+            }
+        }
+
+        let mut rewrite: Vec<String> = ready.iter().map(|p| p.rel.clone()).collect();
+        rewrite.extend(gone);
+        store.delete_files(&rewrite).await?;
+        let rows: Vec<ForestRow> = ready
+            .iter()
+            .flat_map(|p| {
+                p.chunks.iter().filter_map(|(c, h)| {
+                    vectors.get(h).map(|v| ForestRow {
+                        chunk: c,
+                        hash: h,
+                        vector: v,
+                    })
+                })
+            })
+            .collect();
+        store.add(&rows).await?;
+        for p in ready {
+            state.files.insert(p.rel, p.state);
+        }
+        state.save(repo)?;
+        progress.files_done.fetch_add(batch.len(), Ordering::SeqCst);
+    }
+
+    if !deleted.is_empty() {
+        store.delete_files(&deleted).await?;
+        for d in &deleted {
+            state.files.remove(d);
+        }
+    }
+    state.last_sync = Some(now_secs());
+    state.save(repo)?;
+    report.chunks_total = store.forest_rows().await?;
+    report.files_indexed = state.files.len();
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// How ready the index is, for replies that depend on it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Readiness {
+    /// `ready`, `indexing`, `empty` or `stale`.
+    pub state: String,
+    pub files_indexed: usize,
+    pub chunks: usize,
+    /// Files to process in the running sync, and how many are done.
+    pub sync_files_done: Option<usize>,
+    pub sync_files_total: Option<usize>,
+    /// Unix seconds of the last completed sync.
+    pub last_sync: Option<u64>,
+    /// One line for people, e.g. `indexing 1,200/3,354 files, results partial`.
+    pub message: String,
+}
+
+/// Readiness from the state file and the live progress.
+pub fn readiness(repo: &Repo, progress: &Progress, config: &Config) -> Readiness {
+    let state = SyncState::load(repo);
+    let files = state.files.len();
+    let chunks = state.chunk_count();
+    let running = progress.running.load(Ordering::SeqCst);
+    let (done, total) = (
+        progress.files_done.load(Ordering::SeqCst),
+        progress.files_total.load(Ordering::SeqCst),
+    );
+    let stale = state
+        .last_sync
+        .is_none_or(|t| (now_secs().saturating_sub(t) as f64) > config.sync_ttl_hours * 3600.0);
+    let (label, message) = if running {
+        (
+            "indexing",
+            format!(
+                "indexing {}/{} files, results partial ({} files, {} chunks searchable now)",
+                group(done),
+                group(total),
+                group(files),
+                group(chunks)
+            ),
+        )
+    } else if files == 0 {
+        (
+            "empty",
+            "index empty: run sync_index or `code-intel index` first".to_string(),
+        )
+    } else if stale {
+        (
+            "stale",
+            format!(
+                "index covers {} files, {} chunks; last sync is older than sync_ttl_hours, run sync_index",
+                group(files),
+                group(chunks)
+            ),
+        )
+    } else {
+        (
+            "ready",
+            format!(
+                "index ready: {} files, {} chunks",
+                group(files),
+                group(chunks)
+            ),
+        )
+    };
+    Readiness {
+        state: label.into(),
+        files_indexed: files,
+        chunks,
+        sync_files_done: running.then_some(done),
+        sync_files_total: running.then_some(total),
+        last_sync: state.last_sync,
+        message,
+    }
+}
+
+/// `1234567` → `1,234,567`.
+pub fn group(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// True when the last sync is older than `sync_ttl_hours` (or never ran).
+pub fn sync_due(repo: &Repo, config: &Config) -> bool {
+    SyncState::load(repo)
+        .last_sync
+        .is_none_or(|t| (now_secs().saturating_sub(t) as f64) >= config.sync_ttl_hours * 3600.0)
+}

@@ -1,0 +1,5 @@
+//! Read-only code search: text (ripgrep's libraries) and symbols
+//! (tree-sitter tags queries).
+
+pub mod symbols;
+pub mod text;

@@ -1,0 +1,380 @@
+//! Text search with ripgrep's libraries (grep-searcher, grep-regex, ignore):
+//! regex or literal, path / glob / file-type filters, context lines.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use globset::{Glob, GlobMatcher};
+use grep_matcher::Matcher;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::WalkState;
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::lang::Lang;
+use crate::repo::{PathError, Repo};
+
+/// Longest line content returned, in chars (minified files have huge lines).
+pub const MAX_LINE_CHARS: usize = 400;
+
+/// Case handling, as ripgrep's `-s`, `-i` and `-S`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CaseMode {
+    /// Case-sensitive (ripgrep's default).
+    #[default]
+    Sensitive,
+    /// Case-insensitive.
+    Insensitive,
+    /// Insensitive unless the pattern has an uppercase letter.
+    Smart,
+}
+
+/// What to search for and where.
+#[derive(Debug, Clone, Default)]
+pub struct TextQuery {
+    pub pattern: String,
+    /// Treat the pattern as a literal string, not a regex.
+    pub literal: bool,
+    pub case: CaseMode,
+    /// Match whole words only.
+    pub word: bool,
+    /// Repo-relative file or directory; empty = whole repo.
+    pub path: String,
+    /// Glob on the repo-relative path (or on the file name when it has no `/`).
+    pub glob: Option<String>,
+    /// Language name (`python`, `php`, …) or ripgrep type (`rust`, `go`, …).
+    pub file_type: Option<String>,
+    /// Lines of context before and after each match.
+    pub context_lines: usize,
+    /// Matches returned at most; `total` still counts all.
+    pub max_results: usize,
+}
+
+/// One matching line. `line` and `column` are 1-based; `column` counts chars.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TextMatch {
+    pub file: String,
+    pub line: u64,
+    pub column: usize,
+    pub content: String,
+    pub context_before: Vec<String>,
+    pub context_after: Vec<String>,
+}
+
+/// Result of a text search.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TextResult {
+    pub matches: Vec<TextMatch>,
+    /// Matching lines in all files (not capped by `max_results`).
+    pub total: usize,
+    /// Files with at least one match.
+    pub files_with_matches: usize,
+    /// True when `total` > number of returned matches.
+    pub truncated: bool,
+}
+
+/// Errors of a text search; each tells the caller how to fix the call.
+#[derive(Debug, thiserror::Error)]
+pub enum TextSearchError {
+    #[error("invalid regex `{pattern}`: {message} (set literal=true to search for the text as is)")]
+    Regex { pattern: String, message: String },
+    #[error("invalid glob `{glob}`: {message}")]
+    Glob { glob: String, message: String },
+    #[error(
+        "unknown file type `{0}`: use a language (python, php, javascript, typescript, css, html) or a ripgrep type such as rust, go, java, md"
+    )]
+    FileType(String),
+    #[error(transparent)]
+    Path(#[from] PathError),
+    #[error("empty pattern: give a regex or a literal string")]
+    EmptyPattern,
+}
+
+struct FileHits {
+    path: PathBuf,
+    hits: Vec<(u64, usize, String)>,
+}
+
+struct CollectSink<'a> {
+    matcher: &'a RegexMatcher,
+    hits: Vec<(u64, usize, String)>,
+}
+
+impl Sink for CollectSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        let bytes = mat.bytes();
+        let start = self
+            .matcher
+            .find(bytes)
+            .ok()
+            .flatten()
+            .map_or(0, |m| m.start());
+        let col = String::from_utf8_lossy(&bytes[..start]).chars().count() + 1;
+        let line = String::from_utf8_lossy(bytes);
+        self.hits.push((
+            mat.line_number().unwrap_or(0),
+            col,
+            truncate_line(line.trim_end_matches(['\n', '\r'])),
+        ));
+        Ok(true)
+    }
+}
+
+fn truncate_line(line: &str) -> String {
+    if line.chars().count() > MAX_LINE_CHARS {
+        line.chars().take(MAX_LINE_CHARS).collect::<String>() + "…"
+    } else {
+        line.to_string()
+    }
+}
+
+/// Builds the matcher ripgrep would build for these options.
+///
+/// # Errors
+/// [`TextSearchError::Regex`] with the regex engine's message.
+pub fn build_matcher(q: &TextQuery) -> Result<RegexMatcher, TextSearchError> {
+    if q.pattern.is_empty() {
+        return Err(TextSearchError::EmptyPattern);
+    }
+    RegexMatcherBuilder::new()
+        .case_insensitive(q.case == CaseMode::Insensitive)
+        .case_smart(q.case == CaseMode::Smart)
+        .fixed_strings(q.literal)
+        .word(q.word)
+        .build(&q.pattern)
+        .map_err(|e| TextSearchError::Regex {
+            pattern: q.pattern.clone(),
+            message: e.to_string(),
+        })
+}
+
+enum TypeFilter {
+    Lang(Lang),
+    Ripgrep(ignore::types::Types),
+}
+
+impl TypeFilter {
+    fn new(name: &str) -> Result<TypeFilter, TextSearchError> {
+        if let Some(l) = Lang::all().iter().find(|l| l.matches_filter(name)) {
+            return Ok(TypeFilter::Lang(*l));
+        }
+        let mut b = ignore::types::TypesBuilder::new();
+        b.add_defaults();
+        if !b.definitions().iter().any(|d| d.name() == name) {
+            return Err(TextSearchError::FileType(name.to_string()));
+        }
+        b.select(name);
+        b.build()
+            .map(TypeFilter::Ripgrep)
+            .map_err(|_| TextSearchError::FileType(name.to_string()))
+    }
+
+    fn accepts(&self, path: &Path) -> bool {
+        match self {
+            TypeFilter::Lang(l) => Lang::from_path(path).is_some_and(|p| p.name() == l.name()),
+            TypeFilter::Ripgrep(t) => t.matched(path, false).is_whitelist(),
+        }
+    }
+}
+
+/// Searches the repository. Files are searched in parallel; results are
+/// ordered by path, then line.
+///
+/// # Errors
+/// Invalid regex, glob, file type or path.
+pub fn search(repo: &Repo, config: &Config, q: &TextQuery) -> Result<TextResult, TextSearchError> {
+    let matcher = build_matcher(q)?;
+    let start = repo.resolve(&q.path)?;
+    let glob: Option<(GlobMatcher, bool)> = match &q.glob {
+        Some(g) => {
+            let compiled = Glob::new(g).map_err(|e| TextSearchError::Glob {
+                glob: g.clone(),
+                message: e.to_string(),
+            })?;
+            Some((compiled.compile_matcher(), g.contains('/')))
+        }
+        None => None,
+    };
+    let types = q.file_type.as_deref().map(TypeFilter::new).transpose()?;
+    let found: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
+    let walker = repo.walker(&start, config)?.build_parallel();
+    // Searching is CPU and I/O bound; ignore's parallel walker runs it on
+    // its own thread pool, one searcher per thread (as ripgrep does).
+    walker.run(|| {
+        let matcher = matcher.clone();
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(b'\x00'))
+            .line_number(true)
+            .build();
+        let found = &found;
+        let glob = &glob;
+        let types = &types;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let path = entry.path();
+            if let Some((g, full)) = glob {
+                let rel = repo.rel(path);
+                let subject = if *full {
+                    rel.as_str()
+                } else {
+                    rel.rsplit('/').next().unwrap_or("")
+                };
+                if !g.is_match(subject) {
+                    return WalkState::Continue;
+                }
+            }
+            if types.as_ref().is_some_and(|t| !t.accepts(path)) {
+                return WalkState::Continue;
+            }
+            let mut sink = CollectSink {
+                matcher: &matcher,
+                hits: Vec::new(),
+            };
+            // Unreadable files are skipped, as ripgrep does (it warns).
+            if searcher.search_path(&matcher, path, &mut sink).is_ok() && !sink.hits.is_empty() {
+                found
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(FileHits {
+                        path: path.to_path_buf(),
+                        hits: sink.hits,
+                    });
+            }
+            WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let total: usize = files.iter().map(|f| f.hits.len()).sum();
+    let files_with_matches = files.len();
+    let mut matches = Vec::new();
+    'outer: for f in &files {
+        let lines = if q.context_lines > 0 {
+            read_lines(&f.path)
+        } else {
+            Vec::new()
+        };
+        for (line, column, content) in &f.hits {
+            if matches.len() >= q.max_results {
+                break 'outer;
+            }
+            let idx = (*line as usize).saturating_sub(1);
+            let (before, after) = if lines.is_empty() {
+                (Vec::new(), Vec::new())
+            } else {
+                let lo = idx.saturating_sub(q.context_lines);
+                let hi = (idx + 1 + q.context_lines).min(lines.len());
+                (
+                    lines[lo.min(idx)..idx.min(lines.len())].to_vec(),
+                    lines[(idx + 1).min(hi)..hi].to_vec(),
+                )
+            };
+            matches.push(TextMatch {
+                file: repo.rel(&f.path),
+                line: *line,
+                column: *column,
+                content: content.clone(),
+                context_before: before,
+                context_after: after,
+            });
+        }
+    }
+    Ok(TextResult {
+        truncated: total > matches.len(),
+        matches,
+        total,
+        files_with_matches,
+    })
+}
+
+fn read_lines(path: &Path) -> Vec<String> {
+    std::fs::read(path)
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .map(truncate_line)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, Repo) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/a.py"),
+            "def login():\n    return Login()\n# end\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("src/b.php"), "<?php\nfunction login() {}\n").unwrap();
+        std::fs::write(dir.path().join("bin.dat"), b"login\0\x01\x02").unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        (dir, repo)
+    }
+
+    fn q(pattern: &str) -> TextQuery {
+        TextQuery {
+            pattern: pattern.into(),
+            max_results: 100,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn finds_with_columns_and_context() {
+        let (_d, repo) = setup();
+        let mut query = q("Login");
+        query.context_lines = 1;
+        let r = search(&repo, &Config::default(), &query).unwrap();
+        assert_eq!(r.total, 1);
+        let m = &r.matches[0];
+        assert_eq!((m.file.as_str(), m.line, m.column), ("src/a.py", 2, 12));
+        assert_eq!(m.context_before, vec!["def login():"]);
+        assert_eq!(m.context_after, vec!["# end"]);
+    }
+
+    #[test]
+    fn filters_case_type_glob_and_skips_binary() {
+        let (_d, repo) = setup();
+        let mut query = q("login");
+        query.case = CaseMode::Insensitive;
+        assert_eq!(search(&repo, &Config::default(), &query).unwrap().total, 3);
+        query.file_type = Some("php".into());
+        assert_eq!(search(&repo, &Config::default(), &query).unwrap().total, 1);
+        query.file_type = None;
+        query.glob = Some("*.py".into());
+        assert_eq!(search(&repo, &Config::default(), &query).unwrap().total, 2);
+        let mut capped = q("login");
+        capped.max_results = 1;
+        let r = search(&repo, &Config::default(), &capped).unwrap();
+        assert!(r.truncated && r.matches.len() == 1 && r.total == 2);
+    }
+
+    #[test]
+    fn invalid_regex_explains() {
+        let (_d, repo) = setup();
+        let err = search(&repo, &Config::default(), &q("fn("))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("invalid regex") && err.contains("literal=true"),
+            "{err}"
+        );
+        let mut lit = q("login(");
+        lit.literal = true;
+        assert_eq!(search(&repo, &Config::default(), &lit).unwrap().total, 2);
+    }
+}

@@ -1,0 +1,259 @@
+//! Index-backed tools: semantic_search and sync_index. Every reply states
+//! how ready the index is.
+
+use std::fmt::Write;
+use std::sync::Arc;
+
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{CodeIntel, blocking, failure, success};
+use crate::index::{self, Readiness, SyncReport};
+use crate::store::{ForestHit, MapHit};
+
+/// Which table `semantic_search` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Collection {
+    /// Code chunks.
+    Forest,
+    /// Agreements learned from past successful sessions.
+    Map,
+    /// Both: map hits first, then code chunks (default).
+    #[default]
+    Auto,
+}
+
+fn default_limit() -> usize {
+    10
+}
+
+/// Parameters of `semantic_search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SemanticSearchParams {
+    /// What the code does, in natural language (Japanese or English), e.g. 「ログイン処理」 or "validate the password on login".
+    pub query: String,
+    /// `forest` (code chunks), `map` (learned agreements) or `auto` (both; default).
+    #[serde(default)]
+    pub collection: Collection,
+    /// Results returned at most, 1-100. Default 10.
+    #[serde(default = "default_limit")]
+    pub limit: usize,
+    /// Only chunks under this repo-relative directory or file.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only chunks of this language (python, php, javascript, typescript, css, html, text).
+    #[serde(default)]
+    pub language: Option<String>,
+}
+
+/// Parameters of `sync_index`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SyncIndexParams {
+    /// Re-chunk and re-embed every file instead of only changed ones. Default false.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// Result of `semantic_search`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SemanticResult {
+    /// Code chunks, best first; `score` is cosine similarity in [-1, 1].
+    pub results: Vec<ForestHit>,
+    /// Agreements from `map`, best first (empty until sessions record outcomes).
+    pub map_results: Vec<MapHit>,
+    pub index: Readiness,
+}
+
+/// Result of `sync_index`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SyncResult {
+    pub report: SyncReport,
+    pub index: Readiness,
+}
+
+fn sql_str(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+#[tool_router(router = index_router, vis = "pub(super)")]
+impl CodeIntel {
+    /// Finds code by meaning with multilingual-e5-small embeddings over AST chunks (functions, methods, classes, CSS rules, HTML sections). Queries may be Japanese or English. Results carry file, 1-based lines, symbol, score and the index's readiness.
+    #[tool(
+        annotations(title = "Semantic search", read_only_hint = true, open_world_hint = false),
+        output_schema = schema_for_output::<SemanticResult>()
+    )]
+    async fn semantic_search(
+        &self,
+        Parameters(p): Parameters<SemanticSearchParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if p.query.trim().is_empty() {
+            return failure("query is empty: describe the code you are looking for");
+        }
+        if !(1..=100).contains(&p.limit) {
+            return failure("limit must be 1-100");
+        }
+        let shared = &self.shared;
+        let mut filters = Vec::new();
+        if let Some(path) = p.path.as_deref().filter(|s| !s.is_empty()) {
+            let abs = match shared.repo.resolve(path) {
+                Ok(a) => a,
+                Err(e) => return failure(e),
+            };
+            let rel = shared.repo.rel(&abs);
+            if abs.is_dir() {
+                if !rel.is_empty() {
+                    filters.push(format!(
+                        "file LIKE {}",
+                        sql_str(&format!(
+                            "{}/%",
+                            rel.replace('%', "\\%").replace('_', "\\_")
+                        ))
+                    ));
+                }
+            } else {
+                filters.push(format!("file = {}", sql_str(&rel)));
+            }
+        }
+        if let Some(lang) = &p.language {
+            filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
+        }
+        let embedder = match shared.embedder() {
+            Ok(e) => e,
+            Err(r) => return Ok(*r),
+        };
+        let store = match shared.store(false).await {
+            Ok(s) => s,
+            Err(e) => return failure(e),
+        };
+        let query = p.query.clone();
+        let emb = Arc::clone(&embedder);
+        let vector = match blocking(move || emb.embed_query(&query)).await? {
+            Ok(v) => v,
+            Err(e) => return failure(e),
+        };
+        let filter = (!filters.is_empty()).then(|| filters.join(" AND "));
+        let results = if p.collection == Collection::Map {
+            Vec::new()
+        } else {
+            match store
+                .search_forest(&vector, p.limit, filter.as_deref())
+                .await
+            {
+                Ok(r) => r,
+                Err(e) => return failure(e),
+            }
+        };
+        let map_results = if p.collection == Collection::Forest {
+            Vec::new()
+        } else {
+            match store.search_map(&vector, p.limit).await {
+                Ok(r) => r,
+                Err(e) => return failure(e),
+            }
+        };
+        let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+        let mut s = format!("{}\n", readiness.message);
+        if results.is_empty() && map_results.is_empty() {
+            let _ = writeln!(
+                s,
+                "no results{}",
+                if readiness.state == "ready" {
+                    ""
+                } else {
+                    " yet: the index is not complete"
+                }
+            );
+        }
+        for h in &map_results {
+            let _ = writeln!(
+                s,
+                "[map {:.3}] {} → {} {}",
+                h.score, h.query, h.symbols, h.files
+            );
+        }
+        for h in &results {
+            let _ = writeln!(
+                s,
+                "[{:.3}] {}:{}-{} {} {}  {}",
+                h.score,
+                h.file,
+                h.start_line,
+                h.end_line,
+                h.kind,
+                h.fqcn.as_deref().unwrap_or(&h.name),
+                h.signature
+            );
+        }
+        success(
+            &SemanticResult {
+                results,
+                map_results,
+                index: readiness,
+            },
+            s,
+        )
+    }
+
+    /// Brings the semantic index up to date: re-chunks added and modified files, re-embeds only changed chunks, drops deleted files. Reports counts and seconds.
+    #[tool(
+        annotations(title = "Sync index", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = schema_for_output::<SyncResult>()
+    )]
+    async fn sync_index(
+        &self,
+        Parameters(p): Parameters<SyncIndexParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let shared = &self.shared;
+        let embedder = match shared.embedder() {
+            Ok(e) => e,
+            Err(r) => return Ok(*r),
+        };
+        let store = match shared.store(p.force).await {
+            Ok(s) => s,
+            Err(e) => return failure(e),
+        };
+        match index::sync(
+            &shared.repo,
+            &shared.config,
+            &store,
+            &embedder,
+            p.force,
+            &shared.progress,
+        )
+        .await
+        {
+            Ok(report) => {
+                let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+                let text = format!(
+                    "synced in {:.2} s: {} added, {} modified, {} deleted, {} unchanged, {} skipped; {} chunks embedded, {} reused; {}",
+                    report.seconds,
+                    report.added,
+                    report.modified,
+                    report.deleted,
+                    report.unchanged,
+                    report.skipped,
+                    report.chunks_embedded,
+                    report.chunks_reused,
+                    readiness.message
+                );
+                success(
+                    &SyncResult {
+                        report,
+                        index: readiness,
+                    },
+                    text,
+                )
+            }
+            Err(crate::index::IndexError::Busy) => {
+                let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+                failure(format!("a sync is already running: {}", readiness.message))
+            }
+            Err(e) => failure(e),
+        }
+    }
+}

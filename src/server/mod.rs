@@ -1,0 +1,199 @@
+//! The MCP server: the only module that knows MCP and JSON-RPC. One file per
+//! tool group; results are structured content plus readable text.
+
+mod code_tools;
+mod index_tools;
+
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::{ErrorData, ServerHandler, tool_handler};
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::embed::{E5_DIM, Embedder, FastEmbedder};
+use crate::index::{self, Progress};
+use crate::repo::Repo;
+use crate::search::symbols::SymbolCache;
+use crate::store::{Store, StoreError};
+
+/// Seconds a caller should wait when the model is still loading (e5 fp32
+/// loads in 2.7–3.6 s on the reference machine, ENVIRONMENT.md).
+const MODEL_RETRY_AFTER_SECONDS: u64 = 5;
+
+/// Load state of the embedding model.
+pub enum ModelState {
+    Loading(Instant),
+    Ready(Arc<dyn Embedder>),
+    Failed(String),
+}
+
+/// State shared by every tool call.
+pub struct Shared {
+    pub repo: Repo,
+    pub config: Config,
+    pub symbols: SymbolCache,
+    pub progress: Progress,
+    pub model: RwLock<ModelState>,
+    store: tokio::sync::Mutex<Option<Arc<Store>>>,
+}
+
+impl Shared {
+    /// The store, opened on first use. A failure is not cached, so an index
+    /// rebuilt meanwhile (`code-intel index --force`) is picked up; with
+    /// `rebuild`, an unreadable index is deleted and created anew.
+    ///
+    /// # Errors
+    /// The index cannot be opened (message names the fix).
+    pub async fn store(&self, rebuild: bool) -> Result<Arc<Store>, String> {
+        let mut slot = self.store.lock().await;
+        if let Some(s) = slot.as_ref() {
+            return Ok(Arc::clone(s));
+        }
+        let store = Store::open_or_rebuild(&self.repo.state_dir().join("lance"), E5_DIM, rebuild)
+            .await
+            .map_err(|e: StoreError| e.to_string())?;
+        let store = Arc::new(store);
+        *slot = Some(Arc::clone(&store));
+        Ok(store)
+    }
+
+    /// The embedder, or a tool error saying why it is not available.
+    pub fn embedder(&self) -> Result<Arc<dyn Embedder>, Box<CallToolResult>> {
+        match &*self.model.read().unwrap_or_else(|e| e.into_inner()) {
+            ModelState::Ready(e) => Ok(Arc::clone(e)),
+            ModelState::Loading(since) => Err(Box::new(error_json(&serde_json::json!({
+                "error": "model_loading",
+                "message": format!(
+                    "the embedding model is still loading ({:.0} s so far); text and symbol tools work now",
+                    since.elapsed().as_secs_f64()
+                ),
+                "retry_after_seconds": MODEL_RETRY_AFTER_SECONDS,
+            })))),
+            ModelState::Failed(msg) => Err(Box::new(error_json(&serde_json::json!({
+                "error": "model_unavailable",
+                "message": msg,
+            })))),
+        }
+    }
+}
+
+/// The code-intel MCP server for one repository.
+#[derive(Clone)]
+pub struct CodeIntel {
+    shared: Arc<Shared>,
+    tool_router: ToolRouter<CodeIntel>,
+}
+
+impl CodeIntel {
+    /// A server for `repo`; the model is not loaded yet (see [`CodeIntel::start_background`]).
+    pub fn new(repo: Repo, config: Config) -> CodeIntel {
+        CodeIntel {
+            shared: Arc::new(Shared {
+                repo,
+                config,
+                symbols: SymbolCache::default(),
+                progress: Progress::default(),
+                model: RwLock::new(ModelState::Loading(Instant::now())),
+                store: tokio::sync::Mutex::new(None),
+            }),
+            tool_router: Self::code_router() + Self::index_router(),
+        }
+    }
+
+    /// Loads the model off the runtime, then runs a sync when
+    /// `sync_on_start` is set and the last one is older than `sync_ttl_hours`.
+    pub fn start_background(&self) {
+        let shared = Arc::clone(&self.shared);
+        tokio::spawn(async move {
+            let config = shared.config.clone();
+            // Model loading reads ~470 MB and builds an ONNX session: blocking.
+            let loaded = tokio::task::spawn_blocking(move || FastEmbedder::load(&config)).await;
+            let state = match loaded {
+                Ok(Ok(m)) => ModelState::Ready(Arc::new(m)),
+                Ok(Err(e)) => ModelState::Failed(e.to_string()),
+                Err(e) => ModelState::Failed(format!("model loader crashed: {e}")),
+            };
+            if let ModelState::Failed(msg) = &state {
+                tracing::warn!("semantic search unavailable: {msg}");
+            } else {
+                tracing::info!("embedding model ready");
+            }
+            *shared.model.write().unwrap_or_else(|e| e.into_inner()) = state;
+            if !shared.config.sync_on_start || !index::sync_due(&shared.repo, &shared.config) {
+                return;
+            }
+            let Ok(embedder) = shared.embedder() else {
+                return;
+            };
+            match shared.store(false).await {
+                Ok(store) => {
+                    match index::sync(
+                        &shared.repo,
+                        &shared.config,
+                        &store,
+                        &embedder,
+                        false,
+                        &shared.progress,
+                    )
+                    .await
+                    {
+                        Ok(r) => tracing::info!(
+                            "background sync: +{} ~{} -{} files, {} chunks embedded, {:.1} s",
+                            r.added,
+                            r.modified,
+                            r.deleted,
+                            r.chunks_embedded,
+                            r.seconds
+                        ),
+                        Err(e) => tracing::warn!("background sync failed: {e}"),
+                    }
+                }
+                Err(e) => tracing::warn!("background sync skipped: {e}"),
+            }
+        });
+    }
+}
+
+#[tool_handler(
+    router = self.tool_router,
+    name = "code-intel",
+    instructions = "Code intelligence for this repository. Start with search_text / find_definitions / find_references / get_symbols to locate code by name, semantic_search to find code by meaning (Japanese or English), get_function_at_line and analyze_structure to read it. Paths are repo-relative with '/', lines 1-based."
+)]
+impl ServerHandler for CodeIntel {}
+
+/// A successful result: `value` as structured content, `text` for people
+/// and models that read only text.
+pub(crate) fn success<T: Serialize>(value: &T, text: String) -> Result<CallToolResult, ErrorData> {
+    let json = serde_json::to_value(value)
+        .map_err(|e| ErrorData::internal_error(format!("cannot serialise result: {e}"), None))?;
+    let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+    r.structured_content = Some(json);
+    Ok(r)
+}
+
+/// A tool-level failure the agent can act on. Invalid arguments are reported
+/// this way too, not as JSON-RPC errors, so the model sees the message and
+/// can correct the call (MCP SEP-1303).
+pub(crate) fn failure(message: impl std::fmt::Display) -> Result<CallToolResult, ErrorData> {
+    Ok(CallToolResult::error(vec![ContentBlock::text(
+        message.to_string(),
+    )]))
+}
+
+fn error_json(value: &serde_json::Value) -> CallToolResult {
+    let mut r = CallToolResult::error(vec![ContentBlock::text(value.to_string())]);
+    r.structured_content = Some(value.clone());
+    r
+}
+
+/// Runs CPU-bound tool work on the blocking pool.
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ErrorData> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("tool worker failed: {e}"), None))
+}

@@ -1,0 +1,93 @@
+"""End-to-end: the CLI (`index`, `search`, `status`) and the raw stdio
+channel of `serve` (nothing but JSON-RPC on stdout)."""
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import ASSETS, BIN, make_repo
+
+
+def cli_env():
+    env = dict(os.environ)
+    env["CODE_INTEL_MODEL_DIR"] = str(Path(ASSETS) / "models" / "multilingual-e5-small")
+    return env
+
+
+def run(*args, env=None):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env or cli_env(), timeout=600)
+    assert p.returncode == 0, f"{args}: {p.stderr}"
+    return p
+
+
+def test_index_search_status(tmp_path):
+    repo = make_repo(tmp_path, extras=True)
+    out = json.loads(run("index", str(repo), "--json").stdout)
+    assert out["added"] == 13 and out["skipped"] == 2 and out["chunks_embedded"] > 20
+    again = json.loads(run("index", str(repo), "--json").stdout)
+    assert (again["added"], again["modified"], again["chunks_embedded"], again["unchanged"]) == (0, 0, 0, 13)
+
+    res = json.loads(run("search", "ログイン時にパスワードを検証する", "--repo", str(repo), "-n", "3", "--json").stdout)
+    assert res["results"][0]["name"] == "authenticate"
+    plain = run("search", "download an invoice", "--repo", str(repo), "-n", "1").stdout
+    assert "InvoiceController.php" in plain and "download" in plain
+
+    status = json.loads(run("status", "--repo", str(repo), "--json").stdout)
+    assert status["files_indexed"] == 13 and status["files_skipped"] == 2
+    assert status["forest_rows"] == status["chunks"] == out["chunks_total"]
+    assert status["onnx_runtime"]["found"] is True and status["model"]["present"] is True
+    assert status["index"]["state"] == "ready"
+
+    forced = json.loads(run("index", str(repo), "--force", "--json").stdout)
+    assert forced["added"] == 13 and forced["chunks_total"] == out["chunks_total"]
+
+
+def test_corrupted_index_gives_a_fix(tmp_path):
+    repo = make_repo(tmp_path)
+    run("index", str(repo))
+    for f in (repo / ".code-intel" / "lance").rglob("*.manifest"):
+        f.write_bytes(b"garbage")
+    p = subprocess.run([BIN, "search", "login", "--repo", str(repo)], capture_output=True, text=True, env=cli_env())
+    assert p.returncode != 0 and "code-intel index --force" in p.stderr, p.stderr
+    run("index", str(repo), "--force")
+    res = json.loads(run("search", "ログイン時にパスワードを検証する", "--repo", str(repo), "--json").stdout)
+    assert res["results"][0]["name"] == "authenticate"
+
+
+def test_serve_stdout_is_only_json_rpc(tmp_path):
+    repo = make_repo(tmp_path)
+    proc = subprocess.Popen(
+        [BIN, "serve", "--repo", str(repo)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(), text=True,
+    )
+    try:
+        t0 = time.perf_counter()
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}) + "\n")
+        proc.stdin.flush()
+        first = json.loads(proc.stdout.readline())
+        elapsed = time.perf_counter() - t0
+        assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "code-intel"
+        assert elapsed < 1.0, elapsed
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "search_text", "arguments": {"pattern": "class"}}}) + "\n")
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "no_such_tool", "arguments": {}}}) + "\n")
+        proc.stdin.flush()
+        # Let the background model load and sync run and log while we read.
+        time.sleep(8)
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        lines = [l for l in rest.splitlines() if l.strip()]
+        assert lines, "no replies"
+        replies = [json.loads(l) for l in lines]  # every stdout line is JSON
+        assert all(r.get("jsonrpc") == "2.0" for r in replies)
+        by_id = {r.get("id"): r for r in replies}
+        assert by_id[2]["result"]["structuredContent"]["total"] >= 3
+        assert "error" in by_id[3]
+    finally:
+        proc.kill()
+        proc.wait()
