@@ -45,8 +45,10 @@ pub struct Config {
     pub model_cache_dir: Option<PathBuf>,
     /// Path of `libonnxruntime.so` (>= 1.24). `ORT_DYLIB_PATH` wins over it.
     pub ort_dylib_path: Option<PathBuf>,
-    /// Texts per ONNX Runtime call. 32 kept e5 fp32 peak RSS near 1.5 GB
-    /// in the measurements of ENVIRONMENT.md (256 reached 1.7 GB).
+    /// Texts per ONNX Runtime call. 16 measured best on a 2-core machine
+    /// (laravel src/Illuminate/Queue, 646 chunks, e5 fp32): 23.9 chunks/s and
+    /// 2.0 GB peak RSS, against 21.8/s and 2.8 GB at 32, 18.9/s and 3.8 GB
+    /// at 64, 23.0/s and 1.6 GB at 8 (bench-embed, 2026-11-21).
     pub embedding_batch_size: usize,
     /// ONNX Runtime intra-op threads; 0 = one per core.
     pub embedding_threads: usize,
@@ -75,7 +77,7 @@ impl Default for Config {
             model_dir: None,
             model_cache_dir: None,
             ort_dylib_path: None,
-            embedding_batch_size: 32,
+            embedding_batch_size: 16,
             embedding_threads: 0,
             chunk_max_tokens: 512,
             max_file_size: 1024 * 1024,
@@ -233,6 +235,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let c = Config::load(dir.path()).unwrap();
         assert_eq!(c.chunk_max_tokens, 512);
-        assert_eq!(c.embedding_batch_size, 32);
+        assert_eq!(c.embedding_batch_size, 16);
     }
 }

@@ -218,15 +218,20 @@ impl FastEmbedder {
                             special_tokens_map_file: read("special_tokens_map.json")?,
                             tokenizer_config_file: read("tokenizer_config.json")?,
                         };
-                        let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, files)
-                            .with_pooling(Pooling::Mean);
+                        let onnx = read("model.onnx")?;
+                        // Identify the weights by size, not by path: moving the
+                        // directory must not force a re-embed, swapping fp32
+                        // for int8 must.
+                        let id = format!("multilingual-e5-small:onnx-{}-bytes", onnx.len());
+                        let model =
+                            UserDefinedEmbeddingModel::new(onnx, files).with_pooling(Pooling::Mean);
                         let opts = InitOptionsUserDefined::new()
                             .with_max_length(E5_MAX_TOKENS)
                             .with_intra_threads(threads)
                             .with_session_config("session.intra_op.allow_spinning", "0");
                         let m = TextEmbedding::try_new_from_user_defined(model, opts)
                             .map_err(|e| model_err(e.to_string()))?;
-                        Ok((m, format!("e5-small@{}", dir.display())))
+                        Ok((m, id))
                     }
                     None => {
                         std::fs::create_dir_all(&cache).map_err(|e| model_err(e.to_string()))?;

@@ -22,7 +22,9 @@ use crate::store::{ForestRow, Store, StoreError};
 const STATE_VERSION: u32 = 1;
 /// Files chunked, embedded and committed together; the state file is saved
 /// after each batch, so a killed sync loses at most one batch of work.
-const FILES_PER_BATCH: usize = 64;
+/// Larger batches sort more texts by length before embedding: 64 gave 0.84
+/// of raw fastembed throughput on laravel's Queue/ (79 files, 646 chunks).
+const FILES_PER_BATCH: usize = 256;
 
 /// Errors of a sync.
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +147,26 @@ pub struct SyncReport {
     /// Files indexed after the sync.
     pub files_indexed: usize,
     pub seconds: f64,
+}
+
+impl std::fmt::Display for SyncReport {
+    /// One human line: `12 added, 1 modified, … in 0.41 s`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped; chunks: {} embedded, {} reused, {} in index ({} files); {:.2} s",
+            self.added,
+            self.modified,
+            self.deleted,
+            self.unchanged,
+            self.skipped,
+            self.chunks_embedded,
+            self.chunks_reused,
+            self.chunks_total,
+            self.files_indexed,
+            self.seconds
+        )
+    }
 }
 
 struct Candidate {

@@ -107,7 +107,11 @@ fn main() {
             std::process::exit(1);
         }
     };
-    if let Err(e) = runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // A model load or sync still running on the blocking pool must not keep
+    // the process alive after the client has gone.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    if let Err(e) = result {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
@@ -195,19 +199,7 @@ async fn index_cmd(path: &Path, force: bool, json: bool) -> Result<()> {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        eprintln!(
-            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped\nchunks: {} embedded, {} reused, {} in index ({} files)\ntime: {:.2} s",
-            report.added,
-            report.modified,
-            report.deleted,
-            report.unchanged,
-            report.skipped,
-            report.chunks_embedded,
-            report.chunks_reused,
-            report.chunks_total,
-            report.files_indexed,
-            report.seconds
-        );
+        eprintln!("{report}");
     }
     Ok(())
 }

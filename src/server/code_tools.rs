@@ -290,6 +290,38 @@ fn qualifier_matches(q: &str, d: &Definition) -> bool {
     scope == q_norm || scope.ends_with(&format!(".{q_norm}")) || fq.contains(&format!("{q_norm}."))
 }
 
+/// The definitions of `files` that `keep` selects, capped at `max`; parse
+/// errors are reported for the files that contributed a result.
+fn select_symbols(
+    files: &[(String, Arc<FileSymbols>)],
+    max: usize,
+    keep: impl Fn(&Definition) -> bool,
+) -> SymbolList {
+    let mut all = Vec::new();
+    let mut broken = Vec::new();
+    for (file, syms) in files {
+        let before = all.len();
+        all.extend(
+            syms.definitions
+                .iter()
+                .filter(|d| keep(d))
+                .map(|d| SymbolInfo::new(file, d)),
+        );
+        if syms.has_errors && all.len() > before {
+            broken.push(file.clone());
+        }
+    }
+    let total = all.len();
+    all.truncate(max);
+    SymbolList {
+        truncated: total > all.len(),
+        symbols: all,
+        total,
+        files_scanned: files.len(),
+        files_with_parse_errors: broken,
+    }
+}
+
 fn list_text(list: &SymbolList) -> String {
     let mut s = format!("{} symbol(s)", list.total);
     if list.truncated {
@@ -430,35 +462,16 @@ impl CodeIntel {
                 (None, p.symbol.clone())
             };
             let needle = name.to_lowercase();
-            let mut all = Vec::new();
-            let mut broken = Vec::new();
-            for (file, syms) in &files {
-                if syms.has_errors {
-                    broken.push(file.clone());
-                }
-                for d in &syms.definitions {
-                    let name_ok = if p.exact_match {
-                        d.name == name
-                    } else {
-                        d.name.to_lowercase().contains(&needle)
-                    };
-                    let kind_ok = p.kind.as_deref().is_none_or(|k| d.kind == k);
-                    let qual_ok = qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d));
-                    if name_ok && kind_ok && qual_ok {
-                        all.push(SymbolInfo::new(file, d));
-                    }
-                }
-            }
-            broken.retain(|f| all.iter().any(|s| &s.file == f));
-            let total = all.len();
-            all.truncate(p.max_results);
-            Ok(SymbolList {
-                truncated: total > all.len(),
-                symbols: all,
-                total,
-                files_scanned: files.len(),
-                files_with_parse_errors: broken,
-            })
+            Ok(select_symbols(&files, p.max_results, |d| {
+                let name_ok = if p.exact_match {
+                    d.name == name
+                } else {
+                    d.name.to_lowercase().contains(&needle)
+                };
+                name_ok
+                    && p.kind.as_deref().is_none_or(|k| d.kind == k)
+                    && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
+            }))
         })
         .await?;
         match result {
@@ -597,33 +610,12 @@ impl CodeIntel {
         let result = blocking(move || -> Result<SymbolList, SymbolError> {
             let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
             let needle = p.name.as_deref().map(str::to_lowercase);
-            let mut all = Vec::new();
-            let mut broken = Vec::new();
-            for (file, syms) in &files {
-                if syms.has_errors {
-                    broken.push(file.clone());
-                }
-                all.extend(
-                    syms.definitions
-                        .iter()
-                        .filter(|d| p.kind.as_deref().is_none_or(|k| d.kind == k))
-                        .filter(|d| {
-                            needle
-                                .as_deref()
-                                .is_none_or(|n| d.name.to_lowercase().contains(n))
-                        })
-                        .map(|d| SymbolInfo::new(file, d)),
-                );
-            }
-            let total = all.len();
-            all.truncate(p.max_results);
-            Ok(SymbolList {
-                truncated: total > all.len(),
-                symbols: all,
-                total,
-                files_scanned: files.len(),
-                files_with_parse_errors: broken,
-            })
+            Ok(select_symbols(&files, p.max_results, |d| {
+                p.kind.as_deref().is_none_or(|k| d.kind == k)
+                    && needle
+                        .as_deref()
+                        .is_none_or(|n| d.name.to_lowercase().contains(n))
+            }))
         })
         .await?;
         match result {

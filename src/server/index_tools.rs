@@ -136,6 +136,9 @@ impl CodeIntel {
             Ok(v) => v,
             Err(e) => return failure(e),
         };
+        // Readiness as of the moment of the search: a sync that completes
+        // while it runs must not make partial results look complete.
+        let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
         let filter = (!filters.is_empty()).then(|| filters.join(" AND "));
         let results = if p.collection == Collection::Map {
             Vec::new()
@@ -156,7 +159,6 @@ impl CodeIntel {
                 Err(e) => return failure(e),
             }
         };
-        let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
         let mut s = format!("{}\n", readiness.message);
         if results.is_empty() && map_results.is_empty() {
             let _ = writeln!(
@@ -229,18 +231,7 @@ impl CodeIntel {
         {
             Ok(report) => {
                 let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
-                let text = format!(
-                    "synced in {:.2} s: {} added, {} modified, {} deleted, {} unchanged, {} skipped; {} chunks embedded, {} reused; {}",
-                    report.seconds,
-                    report.added,
-                    report.modified,
-                    report.deleted,
-                    report.unchanged,
-                    report.skipped,
-                    report.chunks_embedded,
-                    report.chunks_reused,
-                    readiness.message
-                );
+                let text = format!("synced: {report}; {}", readiness.message);
                 success(
                     &SyncResult {
                         report,

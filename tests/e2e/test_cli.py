@@ -91,3 +91,35 @@ def test_serve_stdout_is_only_json_rpc(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_killed_sync_resumes_without_duplicates(tmp_path):
+    repo = tmp_path / "many"
+    (repo / "pkg").mkdir(parents=True)
+    for i in range(600):
+        (repo / "pkg" / f"mod_{i:03}.py").write_text(
+            f"def handler_{i}(request):\n    return request.get('item_{i}')\n"
+        )
+    state = repo / ".code-intel" / "sync_state.json"
+    proc = subprocess.Popen([BIN, "index", str(repo)], env=cli_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 300
+        committed = 0
+        while committed == 0:
+            assert proc.poll() is None, "index finished before it could be killed"
+            assert time.time() < deadline
+            time.sleep(0.05)
+            try:
+                committed = len(json.loads(state.read_text())["files"])
+            except (OSError, ValueError, KeyError):
+                pass
+        proc.kill()
+    finally:
+        proc.wait()
+    assert 0 < committed < 600
+    rest = json.loads(run("index", str(repo), "--json").stdout)
+    assert rest["added"] == 600 - committed and rest["unchanged"] == committed, rest
+    status = json.loads(run("status", "--repo", str(repo), "--json").stdout)
+    assert status["files_indexed"] == 600
+    assert status["forest_rows"] == status["chunks"] == 600  # one chunk per file, none twice
