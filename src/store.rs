@@ -119,8 +119,8 @@ fn vector_field(dim: usize) -> Field {
     )
 }
 
-/// Quotes a string for a Lance SQL filter.
-fn sql_str(s: &str) -> String {
+/// Quotes a string for a Lance SQL filter (`'` doubled).
+pub fn sql_str(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 

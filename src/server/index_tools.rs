@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{CodeIntel, blocking, failure, success};
 use crate::index::{self, Readiness, SyncReport};
-use crate::store::{ForestHit, MapHit};
+use crate::store::{ForestHit, MapHit, sql_str};
 
 /// Which table `semantic_search` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
@@ -76,10 +76,6 @@ pub struct SyncResult {
     pub index: Readiness,
 }
 
-fn sql_str(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
 #[tool_router(router = index_router, vis = "pub(super)")]
 impl CodeIntel {
     /// Finds code by meaning with multilingual-e5-small embeddings over AST chunks (functions, methods, classes, CSS rules, HTML sections). Queries may be Japanese or English. Results carry file, 1-based lines, symbol, score and the index's readiness.
@@ -108,11 +104,8 @@ impl CodeIntel {
             if abs.is_dir() {
                 if !rel.is_empty() {
                     filters.push(format!(
-                        "file LIKE {}",
-                        sql_str(&format!(
-                            "{}/%",
-                            rel.replace('%', "\\%").replace('_', "\\_")
-                        ))
+                        "starts_with(file, {})",
+                        sql_str(&format!("{rel}/"))
                     ));
                 }
             } else {
