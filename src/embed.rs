@@ -52,11 +52,22 @@ pub trait Embedder: Send + Sync {
     /// # Errors
     /// [`EmbedError::Inference`].
     fn embed_passages(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// Embeds texts as E5 queries (`query: ` prefix), in input order; also
+    /// the symmetric form used to compare two short texts.
+    ///
+    /// # Errors
+    /// [`EmbedError::Inference`].
+    fn embed_queries(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+
     /// Embeds one search query.
     ///
     /// # Errors
     /// [`EmbedError::Inference`].
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError>;
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.embed_queries(&[text.to_string()])?
+            .pop()
+            .ok_or_else(|| EmbedError::Inference("no vector returned".into()))
+    }
 }
 
 /// Where the ONNX Runtime library was found, and its version when the file
@@ -296,9 +307,7 @@ impl Embedder for FastEmbedder {
         Ok(out)
     }
 
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        self.run(vec![format!("{QUERY_PREFIX}{text}")])?
-            .pop()
-            .ok_or_else(|| EmbedError::Inference("no vector returned".into()))
+    fn embed_queries(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.run(texts.iter().map(|t| format!("{QUERY_PREFIX}{t}")).collect())
     }
 }

@@ -1,0 +1,323 @@
+//! Relevance of a natural-language term to a code symbol (E5 cosine, both
+//! sides with the `query: ` prefix as for symmetric tasks, the symbol split
+//! into words), its three tiers, and the calibration that sets the
+//! thresholds from labelled pairs.
+//!
+//! The seeds' tiers (v3.7: > 0.6 FACT, 0.3–0.6 grey, < 0.3 reject; 0.7 map
+//! short-circuit) were written for a generic cosine. multilingual-e5-small
+//! scores unrelated pairs at 0.7–0.85, so those numbers would approve
+//! everything. [`CALIBRATED`] comes instead from `code-intel calibrate` over
+//! `tests/calibration/*.tsv` (see `README.md` § Calibration).
+
+use serde::Serialize;
+
+use crate::chunk::split_identifier;
+use crate::embed::{EmbedError, Embedder};
+
+/// Precision each decided tier must reach on the labelled set: at most one
+/// in twenty approvals (FACT) or rejections may be wrong.
+pub const TARGET_PRECISION: f32 = 0.95;
+
+/// The three thresholds, cosine similarity in [-1, 1].
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Thresholds {
+    /// `score >= fact`: approve as FACT.
+    pub fact: f32,
+    /// `score < reject`: reject with re-investigation guidance; in between:
+    /// approve but force risk HIGH.
+    pub reject: f32,
+    /// A `map` agreement whose query scores at least this against the new
+    /// request short-circuits to it.
+    pub map_short_circuit: f32,
+}
+
+/// Thresholds in force: `code-intel calibrate` on 2026-11-21 with
+/// multilingual-e5-small (the offline fp32 rebuild from test-models,
+/// `onnx-470045976-bytes`) over the 280 relevance pairs (20 concepts × ja/en ×
+/// 4 related + 3 unrelated symbols) and 46 map pairs of `tests/calibration/`,
+/// chosen by [`choose`] (midpoints between neighbouring scores; the gaps
+/// there are 5e-5 to 7e-4, so 5 decimals are kept). On that set:
+///
+/// | tier | precision | recall | decided |
+/// |---|---|---|---|
+/// | FACT (`>= 0.84039`) | 0.952 | 0.750 | 126 of 280 |
+/// | reject (`< 0.77281`) | 1.000 | 0.033 | 4 of 280 |
+/// | grey (between) | — | — | 40 related, 110 unrelated |
+/// | map short-circuit (`>= 0.93665`) | 1.000 | 0.318 | 7 of 46 |
+///
+/// Related pairs scored 0.773–1.000 and unrelated 0.762–0.864: the model
+/// barely separates the low end, so almost nothing is rejected outright and
+/// most doubtful pairs land in the grey zone (approved with risk HIGH),
+/// which errs on the side of more investigation, not of blocking.
+pub const CALIBRATED: Thresholds = Thresholds {
+    fact: 0.84039,
+    reject: 0.77281,
+    map_short_circuit: 0.93665,
+};
+
+/// The metrics [`CALIBRATED`] reached on the labelled set (the table above),
+/// as (tier, precision, recall); the calibration test fails if a re-run
+/// falls below them.
+pub const CALIBRATED_METRICS: [(&str, f32, f32); 3] = [
+    ("fact", 0.952, 0.750),
+    ("reject", 1.0, 0.033),
+    ("map", 1.0, 0.3181),
+];
+
+/// The labelled sets compiled into the binary (`tests/calibration/`).
+pub const RELEVANCE_PAIRS: &str = include_str!("../tests/calibration/relevance_pairs.tsv");
+pub const MAP_PAIRS: &str = include_str!("../tests/calibration/map_pairs.tsv");
+
+/// How a score is judged.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Fact,
+    Grey,
+    Reject,
+}
+
+impl Thresholds {
+    /// The tier of a relevance score.
+    pub fn classify(&self, score: f32) -> Tier {
+        if score >= self.fact {
+            Tier::Fact
+        } else if score >= self.reject {
+            Tier::Grey
+        } else {
+            Tier::Reject
+        }
+    }
+}
+
+/// The text a symbol is compared as: `App\Http\LoginController::store` →
+/// `login controller store` (namespace dropped, words split).
+pub fn symbol_text(symbol: &str) -> String {
+    let local = symbol.rsplit('\\').next().unwrap_or(symbol);
+    split_identifier(local)
+}
+
+/// Cosine similarity of unit vectors (fastembed normalises its output).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}
+
+/// Scores (left, right) text pairs in one embedding call.
+///
+/// # Errors
+/// [`EmbedError::Inference`].
+pub fn score_pairs(
+    embedder: &dyn Embedder,
+    pairs: &[(String, String)],
+) -> Result<Vec<f32>, EmbedError> {
+    let texts: Vec<String> = pairs
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    let v = embedder.embed_queries(&texts)?;
+    Ok(v.chunks(2).map(|p| cosine(&p[0], &p[1])).collect())
+}
+
+/// Precision and recall of one decided tier. For FACT, "positive" is a
+/// related pair; for reject and the map, see the field docs of [`Calibration`].
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct TierMetrics {
+    pub threshold: f32,
+    pub precision: f32,
+    pub recall: f32,
+    /// Pairs the tier decided.
+    pub decided: usize,
+}
+
+/// Metrics of a set of thresholds on labelled scores.
+#[derive(Debug, Clone, Serialize)]
+pub struct Calibration {
+    pub pairs: usize,
+    pub related: usize,
+    /// Approvals: precision = related among `score >= fact`, recall = share
+    /// of related pairs approved.
+    pub fact: TierMetrics,
+    /// Rejections: precision = unrelated among `score < reject`, recall =
+    /// share of unrelated pairs rejected.
+    pub reject: TierMetrics,
+    /// Pairs left in the grey zone: (related, unrelated).
+    pub grey: (usize, usize),
+    /// Map short-circuit on (agreement query, new request, same task?) pairs:
+    /// precision = same-task among `score >= map_short_circuit`.
+    pub map: TierMetrics,
+    pub map_pairs: usize,
+}
+
+fn fact_metrics(scores: &[(f32, bool)], t: f32) -> TierMetrics {
+    let related = scores.iter().filter(|s| s.1).count();
+    let decided: Vec<_> = scores.iter().filter(|s| s.0 >= t).collect();
+    let hits = decided.iter().filter(|s| s.1).count();
+    TierMetrics {
+        threshold: t,
+        precision: ratio(hits, decided.len()),
+        recall: ratio(hits, related),
+        decided: decided.len(),
+    }
+}
+
+fn reject_metrics(scores: &[(f32, bool)], t: f32) -> TierMetrics {
+    let unrelated = scores.iter().filter(|s| !s.1).count();
+    let decided: Vec<_> = scores.iter().filter(|s| s.0 < t).collect();
+    let hits = decided.iter().filter(|s| !s.1).count();
+    TierMetrics {
+        threshold: t,
+        precision: ratio(hits, decided.len()),
+        recall: ratio(hits, unrelated),
+        decided: decided.len(),
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f32 {
+    if b == 0 { 1.0 } else { a as f32 / b as f32 }
+}
+
+/// The lowest threshold whose approvals reach [`TARGET_PRECISION`].
+fn choose_fact(scores: &[(f32, bool)]) -> f32 {
+    let mut candidates: Vec<f32> = scores.iter().map(|s| s.0).collect();
+    candidates.sort_by(|a, b| b.total_cmp(a));
+    let mut best = candidates.first().copied().unwrap_or(1.0) + f32::EPSILON;
+    for t in candidates {
+        if fact_metrics(scores, t).precision >= TARGET_PRECISION {
+            best = t;
+        }
+    }
+    best
+}
+
+/// The highest threshold whose rejections reach [`TARGET_PRECISION`].
+fn choose_reject(scores: &[(f32, bool)]) -> f32 {
+    let mut candidates: Vec<f32> = scores.iter().map(|s| s.0).collect();
+    candidates.sort_by(|a, b| a.total_cmp(b));
+    let mut best = candidates.first().copied().unwrap_or(0.0);
+    for t in candidates {
+        if reject_metrics(scores, t).precision >= TARGET_PRECISION {
+            best = t;
+        }
+    }
+    best
+}
+
+/// Metrics of `thresholds` on labelled relevance and map scores.
+pub fn evaluate(
+    thresholds: &Thresholds,
+    relevance: &[(f32, bool)],
+    map: &[(f32, bool)],
+) -> Calibration {
+    let grey = relevance
+        .iter()
+        .filter(|s| thresholds.classify(s.0) == Tier::Grey)
+        .fold(
+            (0, 0),
+            |(r, u), s| if s.1 { (r + 1, u) } else { (r, u + 1) },
+        );
+    Calibration {
+        pairs: relevance.len(),
+        related: relevance.iter().filter(|s| s.1).count(),
+        fact: fact_metrics(relevance, thresholds.fact),
+        reject: reject_metrics(relevance, thresholds.reject),
+        grey,
+        map: fact_metrics(map, thresholds.map_short_circuit),
+        map_pairs: map.len(),
+    }
+}
+
+/// Thresholds chosen from labelled scores: FACT and the map short-circuit
+/// at the lowest score whose decisions reach [`TARGET_PRECISION`], reject at
+/// the highest (never above FACT). Each is then moved to the midpoint
+/// between that score and the next observed score below it, so the same
+/// pairs are decided with a margin against numeric noise.
+pub fn choose(relevance: &[(f32, bool)], map: &[(f32, bool)]) -> Thresholds {
+    let fact = midpoint_below(relevance, choose_fact(relevance));
+    Thresholds {
+        fact,
+        reject: midpoint_below(relevance, choose_reject(relevance)).min(fact),
+        map_short_circuit: midpoint_below(map, choose_fact(map)),
+    }
+}
+
+/// Midpoint between `t` and the highest score strictly below it (`t` itself
+/// when none is).
+fn midpoint_below(scores: &[(f32, bool)], t: f32) -> f32 {
+    scores
+        .iter()
+        .map(|s| s.0)
+        .filter(|&x| x < t)
+        .max_by(f32::total_cmp)
+        .map_or(t, |below| (t + below) / 2.0)
+}
+
+/// Parses a calibration TSV: `left<TAB>right<TAB>0|1[<TAB>…]`, `#` comments.
+///
+/// # Errors
+/// A line without three fields or with a label other than 0/1 (1-based
+/// line number in the message).
+pub fn parse_pairs(text: &str) -> Result<Vec<(String, String, bool)>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        let label = match f.get(2).map(|s| s.trim()) {
+            Some("1") => true,
+            Some("0") => false,
+            _ => return Err(format!("line {}: expected `left<TAB>right<TAB>0|1`", i + 1)),
+        };
+        out.push((f[0].to_string(), f[1].to_string(), label));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chooses_thresholds_that_meet_the_target() {
+        // Related pairs score 0.80-0.90, unrelated 0.70-0.82: overlapping, as e5 does.
+        let rel: Vec<(f32, bool)> = (0..20)
+            .map(|i| (0.80 + i as f32 * 0.005, true))
+            .chain((0..20).map(|i| (0.70 + i as f32 * 0.006, false)))
+            .collect();
+        let t = choose(&rel, &rel);
+        let m = evaluate(&t, &rel, &rel);
+        assert!(
+            m.fact.precision >= TARGET_PRECISION && m.reject.precision >= TARGET_PRECISION,
+            "{m:?}"
+        );
+        assert!(t.reject <= t.fact);
+        assert!(m.fact.recall > 0.5 && m.reject.recall > 0.5, "{m:?}");
+        assert_eq!(t.classify(0.95), Tier::Fact);
+        assert_eq!(t.classify(0.60), Tier::Reject);
+    }
+
+    #[test]
+    fn symbol_text_drops_namespace_and_splits() {
+        assert_eq!(
+            symbol_text("App\\Http\\LoginController::store"),
+            "login controller store"
+        );
+        assert_eq!(symbol_text("send_reset_link"), "send reset link");
+    }
+
+    #[test]
+    fn parse_reports_bad_lines() {
+        assert_eq!(
+            parse_pairs("# c\na\tb\t1\n").unwrap(),
+            vec![("a".into(), "b".into(), true)]
+        );
+        assert!(parse_pairs("a\tb\tyes\n").unwrap_err().contains("line 1"));
+    }
+}
