@@ -17,4 +17,5 @@ pub mod relevance;
 pub mod repo;
 pub mod search;
 pub mod server;
+pub mod session;
 pub mod store;
