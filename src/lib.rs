@@ -13,6 +13,7 @@ pub mod config;
 pub mod embed;
 pub mod index;
 pub mod lang;
+pub mod learn;
 pub mod relevance;
 pub mod repo;
 pub mod search;

@@ -62,6 +62,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Failure correlations from recorded session outcomes.
+    Insights {
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Re-derive the relevance and map thresholds from labelled pairs and
     /// report precision/recall per tier (README § Calibration).
     Calibrate {
@@ -167,6 +174,7 @@ async fn run(cli: Cli) -> Result<()> {
             json,
         } => search_cmd(&repo, &query, limit, collection, json).await,
         Command::Status { repo, json } => status_cmd(&repo, json).await,
+        Command::Insights { repo, json } => insights_cmd(&repo, json),
         Command::Calibrate {
             pairs,
             map_pairs,
@@ -483,4 +491,17 @@ async fn calibrate_cmd(
 
 fn min_max(it: impl Iterator<Item = f32>) -> [f32; 2] {
     it.fold([f32::MAX, f32::MIN], |[lo, hi], x| [lo.min(x), hi.max(x)])
+}
+
+fn insights_cmd(repo: &Path, json: bool) -> Result<()> {
+    let (repo, _) = open(repo)?;
+    let store = code_intel::learn::SessionStore::new(&repo.state_dir());
+    let insights = code_intel::learn::insights(&store.read_log("outcomes"));
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&insights)?)?;
+    } else {
+        write!(out, "{}", insights.summary())?;
+    }
+    Ok(())
 }

@@ -374,6 +374,53 @@ impl Store {
         Ok(hits)
     }
 
+    /// Adds one agreement to `map` (visible to searches at once).
+    ///
+    /// # Errors
+    /// Lance errors, or a vector of the wrong width.
+    pub async fn add_agreement(
+        &self,
+        id: &str,
+        query: &str,
+        symbols: &[String],
+        files: &[String],
+        vector: &[f32],
+    ) -> Result<(), StoreError> {
+        if vector.len() != self.dim {
+            return Err(StoreError::Data(format!(
+                "agreement vector has {} dimensions, the index has {}",
+                vector.len(),
+                self.dim
+            )));
+        }
+        let text = |v: &str| -> Arc<dyn Array> { Arc::new(StringArray::from(vec![v.to_string()])) };
+        let json = |v: &[String]| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
+        let vectors = FixedSizeListArray::try_new(
+            Arc::new(Field::new("item", DataType::Float32, true)),
+            self.dim as i32,
+            Arc::new(Float32Array::from(vector.to_vec())),
+            None,
+        )
+        .map_err(|e| StoreError::Data(e.to_string()))?;
+        let batch = RecordBatch::try_new(
+            map_schema(self.dim),
+            vec![
+                text(id),
+                text(query),
+                text(&json(symbols)),
+                text(&json(files)),
+                text(&crate::index::now_secs().to_string()),
+                Arc::new(vectors),
+            ],
+        )
+        .map_err(|e| StoreError::Data(e.to_string()))?;
+        self.map
+            .delete(format!("id = {}", sql_str(id)).as_str())
+            .await?;
+        self.map.add(batch).execute().await?;
+        Ok(())
+    }
+
     /// Nearest `map` agreements by cosine similarity.
     ///
     /// # Errors

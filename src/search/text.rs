@@ -19,7 +19,17 @@ use crate::repo::{PathError, Repo};
 pub const MAX_LINE_CHARS: usize = 400;
 
 /// Case handling, as ripgrep's `-s`, `-i` and `-S`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum CaseMode {
     /// Case-sensitive (ripgrep's default).

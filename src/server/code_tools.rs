@@ -14,13 +14,14 @@ use serde::{Deserialize, Serialize};
 use super::{CodeIntel, Shared, blocking, failure, success};
 use crate::search::symbols::{Definition, FileSymbols, SymbolError};
 use crate::search::text::{self, CaseMode, TextQuery, TextResult};
+use crate::session::ToolClass;
 
 fn default_max_results() -> usize {
     100
 }
 
 /// Parameters of `search_text`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SearchTextParams {
     /// Regular expression (Rust regex syntax, as ripgrep), or a literal string when `literal` is true.
     pub pattern: String,
@@ -48,10 +49,13 @@ pub struct SearchTextParams {
     /// Matches returned at most, 1-2000. Default 100. `total` counts all matches.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
+    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// Parameters of `find_definitions`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FindDefinitionsParams {
     /// Symbol name, optionally qualified: `authenticate`, `AuthService.authenticate`, `AuthService::authenticate` or `App\Services\AuthService`.
     pub symbol: String,
@@ -70,6 +74,9 @@ pub struct FindDefinitionsParams {
     /// Definitions returned at most. Default 100.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
+    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 fn yes() -> bool {
@@ -77,7 +84,7 @@ fn yes() -> bool {
 }
 
 /// Parameters of `find_references`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FindReferencesParams {
     /// Symbol name (identifier) whose uses to find; matched as a whole word, case-sensitive.
     pub symbol: String,
@@ -90,10 +97,13 @@ pub struct FindReferencesParams {
     /// References returned at most. Default 100. `total` counts all.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
+    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// Parameters of `get_symbols`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct GetSymbolsParams {
     /// Repo-relative file or directory (default: the whole repo).
     #[serde(default)]
@@ -110,6 +120,9 @@ pub struct GetSymbolsParams {
     /// Symbols returned at most. Default 500.
     #[serde(default = "default_symbol_limit")]
     pub max_results: usize,
+    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 fn default_symbol_limit() -> usize {
@@ -117,13 +130,16 @@ fn default_symbol_limit() -> usize {
 }
 
 /// Parameters of `analyze_structure`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct AnalyzeStructureParams {
     /// Repo-relative file or directory.
     pub path: String,
     /// Files described at most when `path` is a directory. Default 50.
     #[serde(default = "default_max_files")]
     pub max_files: usize,
+    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 fn default_max_files() -> usize {
@@ -131,12 +147,15 @@ fn default_max_files() -> usize {
 }
 
 /// Parameters of `get_function_at_line`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FunctionAtLineParams {
     /// Repo-relative file.
     pub file: String,
     /// 1-based line number.
     pub line: usize,
+    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// A definition with its file.
@@ -260,7 +279,7 @@ pub struct FunctionAtLine {
 }
 
 /// Splits `A.b`, `A::b`, `Ns\A` into (qualifier, name).
-fn split_qualified(symbol: &str) -> (Option<String>, String) {
+pub(super) fn split_qualified(symbol: &str) -> (Option<String>, String) {
     let s = symbol.trim();
     let idx = [
         s.rfind("::").map(|i| (i, 2)),
@@ -278,7 +297,7 @@ fn split_qualified(symbol: &str) -> (Option<String>, String) {
     }
 }
 
-fn qualifier_matches(q: &str, d: &Definition) -> bool {
+pub(super) fn qualifier_matches(q: &str, d: &Definition) -> bool {
     let q_norm = q.replace("::", ".").replace('\\', ".");
     let scope = d.scope.as_deref().unwrap_or("");
     let fq = d
@@ -396,46 +415,61 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SearchTextParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        if !(1..=2000).contains(&p.max_results) || p.context_lines > 20 {
-            return failure("max_results must be 1-2000 and context_lines 0-20");
+        let session = p.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        if let Some(refused) = self
+            .shared
+            .gate(session.as_deref(), "search_text", ToolClass::Code)
+        {
+            return Ok(refused);
         }
-        let shared = Arc::clone(&self.shared);
-        let q = TextQuery {
-            pattern: p.pattern,
-            literal: p.literal,
-            case: p.case,
-            word: p.word,
-            path: p.path.unwrap_or_default(),
-            glob: p.glob,
-            file_type: p.file_type,
-            context_lines: p.context_lines,
-            max_results: p.max_results,
-        };
-        match blocking(move || text::search(&shared.repo, &shared.config, &q)).await? {
-            Ok(r) => {
-                let mut s = format!("{} match(es) in {} file(s)", r.total, r.files_with_matches);
-                if r.truncated {
-                    let _ = write!(s, ", showing {}", r.matches.len());
-                }
-                s.push('\n');
-                for m in &r.matches {
-                    for (i, l) in m.context_before.iter().enumerate() {
-                        let _ = writeln!(
-                            s,
-                            "{}-{}- {l}",
-                            m.file,
-                            m.line as usize - m.context_before.len() + i
-                        );
-                    }
-                    let _ = writeln!(s, "{}:{}:{}: {}", m.file, m.line, m.column, m.content);
-                    for (i, l) in m.context_after.iter().enumerate() {
-                        let _ = writeln!(s, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
-                    }
-                }
-                success(&r, s)
+        let out = async move {
+            if !(1..=2000).contains(&p.max_results) || p.context_lines > 20 {
+                return failure("max_results must be 1-2000 and context_lines 0-20");
             }
-            Err(e) => failure(e),
+            let shared = Arc::clone(&self.shared);
+            let q = TextQuery {
+                pattern: p.pattern,
+                literal: p.literal,
+                case: p.case,
+                word: p.word,
+                path: p.path.unwrap_or_default(),
+                glob: p.glob,
+                file_type: p.file_type,
+                context_lines: p.context_lines,
+                max_results: p.max_results,
+            };
+            match blocking(move || text::search(&shared.repo, &shared.config, &q)).await? {
+                Ok(r) => {
+                    let mut s =
+                        format!("{} match(es) in {} file(s)", r.total, r.files_with_matches);
+                    if r.truncated {
+                        let _ = write!(s, ", showing {}", r.matches.len());
+                    }
+                    s.push('\n');
+                    for m in &r.matches {
+                        for (i, l) in m.context_before.iter().enumerate() {
+                            let _ = writeln!(
+                                s,
+                                "{}-{}- {l}",
+                                m.file,
+                                m.line as usize - m.context_before.len() + i
+                            );
+                        }
+                        let _ = writeln!(s, "{}:{}:{}: {}", m.file, m.line, m.column, m.content);
+                        for (i, l) in m.context_after.iter().enumerate() {
+                            let _ = writeln!(s, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
+                        }
+                    }
+                    success(&r, s)
+                }
+                Err(e) => failure(e),
+            }
         }
+        .await?;
+        self.shared
+            .record(session.as_deref(), "search_text", params, &out);
+        Ok(out)
     }
 
     /// Where a symbol is defined (tree-sitter tags queries): name, kind, file, 1-based line range, scope, signature, FQCN, docblock.
@@ -447,6 +481,15 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<FindDefinitionsParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let session = p.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        if let Some(refused) =
+            self.shared
+                .gate(session.as_deref(), "find_definitions", ToolClass::Code)
+        {
+            return Ok(refused);
+        }
+        let out = async move {
         if p.symbol.trim().is_empty() {
             return failure(
                 "symbol is empty: give a name such as `authenticate` or `AuthService::authenticate`",
@@ -488,6 +531,11 @@ impl CodeIntel {
             }
             Err(e) => failure(e),
         }
+        }
+        .await?;
+        self.shared
+            .record(session.as_deref(), "find_definitions", params, &out);
+        Ok(out)
     }
 
     /// Uses of a symbol (whole-word, case-sensitive), definitions excluded, each with the function or class that contains it.
@@ -499,102 +547,117 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<FindReferencesParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let (_, name) = split_qualified(&p.symbol);
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '-')
+        let session = p.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        if let Some(refused) =
+            self.shared
+                .gate(session.as_deref(), "find_references", ToolClass::Code)
         {
-            return failure(format!(
-                "`{}` is not an identifier: give a symbol name such as `authenticate`",
-                p.symbol
-            ));
+            return Ok(refused);
         }
-        let shared = Arc::clone(&self.shared);
-        let result = blocking(move || -> Result<ReferenceList, String> {
-            let q = TextQuery {
-                pattern: name.clone(),
-                literal: true,
-                word: true,
-                path: p.path.clone().unwrap_or_default(),
-                file_type: p.language.clone(),
-                max_results: usize::MAX,
-                ..Default::default()
-            };
-            let hits = text::search(&shared.repo, &shared.config, &q).map_err(|e| e.to_string())?;
-            let mut refs = Vec::new();
-            for m in hits.matches {
-                let abs = shared.repo.root().join(&m.file);
-                let syms = shared
-                    .symbols
-                    .get(&shared.repo, &abs, shared.config.max_file_size)
-                    .ok()
-                    .flatten();
-                let line = m.line as usize;
-                let (kind, enclosing) = match &syms {
-                    Some(s) => {
-                        if s.definitions
-                            .iter()
-                            .any(|d| d.name == name && d.name_line == line)
-                        {
-                            continue;
-                        }
-                        let kind = s
-                            .references
-                            .iter()
-                            .find(|r| r.line == line && r.name == name)
-                            .map_or("text".to_string(), |r| r.kind.clone());
-                        let enc = s.enclosing(line).map(|d| Enclosing {
-                            name: d.name.clone(),
-                            kind: d.kind.clone(),
-                            line: d.line,
-                            fqcn: d.fqcn.clone(),
-                        });
-                        (kind, enc)
-                    }
-                    None => ("text".to_string(), None),
+        let out = async move {
+            let (_, name) = split_qualified(&p.symbol);
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '-')
+            {
+                return failure(format!(
+                    "`{}` is not an identifier: give a symbol name such as `authenticate`",
+                    p.symbol
+                ));
+            }
+            let shared = Arc::clone(&self.shared);
+            let result = blocking(move || -> Result<ReferenceList, String> {
+                let q = TextQuery {
+                    pattern: name.clone(),
+                    literal: true,
+                    word: true,
+                    path: p.path.clone().unwrap_or_default(),
+                    file_type: p.language.clone(),
+                    max_results: usize::MAX,
+                    ..Default::default()
                 };
-                refs.push(Reference {
-                    file: m.file,
-                    line: m.line,
-                    column: m.column,
-                    content: m.content.trim().to_string(),
-                    kind,
-                    enclosing,
-                });
-            }
-            let total = refs.len();
-            refs.truncate(p.max_results);
-            Ok(ReferenceList {
-                truncated: total > refs.len(),
-                references: refs,
-                total,
+                let hits =
+                    text::search(&shared.repo, &shared.config, &q).map_err(|e| e.to_string())?;
+                let mut refs = Vec::new();
+                for m in hits.matches {
+                    let abs = shared.repo.root().join(&m.file);
+                    let syms = shared
+                        .symbols
+                        .get(&shared.repo, &abs, shared.config.max_file_size)
+                        .ok()
+                        .flatten();
+                    let line = m.line as usize;
+                    let (kind, enclosing) = match &syms {
+                        Some(s) => {
+                            if s.definitions
+                                .iter()
+                                .any(|d| d.name == name && d.name_line == line)
+                            {
+                                continue;
+                            }
+                            let kind = s
+                                .references
+                                .iter()
+                                .find(|r| r.line == line && r.name == name)
+                                .map_or("text".to_string(), |r| r.kind.clone());
+                            let enc = s.enclosing(line).map(|d| Enclosing {
+                                name: d.name.clone(),
+                                kind: d.kind.clone(),
+                                line: d.line,
+                                fqcn: d.fqcn.clone(),
+                            });
+                            (kind, enc)
+                        }
+                        None => ("text".to_string(), None),
+                    };
+                    refs.push(Reference {
+                        file: m.file,
+                        line: m.line,
+                        column: m.column,
+                        content: m.content.trim().to_string(),
+                        kind,
+                        enclosing,
+                    });
+                }
+                let total = refs.len();
+                refs.truncate(p.max_results);
+                Ok(ReferenceList {
+                    truncated: total > refs.len(),
+                    references: refs,
+                    total,
+                })
             })
-        })
-        .await?;
-        match result {
-            Ok(list) => {
-                let mut s = format!("{} reference(s)", list.total);
-                if list.truncated {
-                    let _ = write!(s, ", showing {}", list.references.len());
+            .await?;
+            match result {
+                Ok(list) => {
+                    let mut s = format!("{} reference(s)", list.total);
+                    if list.truncated {
+                        let _ = write!(s, ", showing {}", list.references.len());
+                    }
+                    s.push('\n');
+                    for r in &list.references {
+                        let within = r
+                            .enclosing
+                            .as_ref()
+                            .map(|e| format!(" (in {} {})", e.kind, e.name))
+                            .unwrap_or_default();
+                        let _ = writeln!(
+                            s,
+                            "{}:{}:{} [{}]{within}: {}",
+                            r.file, r.line, r.column, r.kind, r.content
+                        );
+                    }
+                    success(&list, s)
                 }
-                s.push('\n');
-                for r in &list.references {
-                    let within = r
-                        .enclosing
-                        .as_ref()
-                        .map(|e| format!(" (in {} {})", e.kind, e.name))
-                        .unwrap_or_default();
-                    let _ = writeln!(
-                        s,
-                        "{}:{}:{} [{}]{within}: {}",
-                        r.file, r.line, r.column, r.kind, r.content
-                    );
-                }
-                success(&list, s)
+                Err(e) => failure(e),
             }
-            Err(e) => failure(e),
         }
+        .await?;
+        self.shared
+            .record(session.as_deref(), "find_references", params, &out);
+        Ok(out)
     }
 
     /// Symbol table of a file, a directory or the whole repository, filterable by kind, name and language.
@@ -606,25 +669,39 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<GetSymbolsParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let shared = Arc::clone(&self.shared);
-        let result = blocking(move || -> Result<SymbolList, SymbolError> {
-            let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
-            let needle = p.name.as_deref().map(str::to_lowercase);
-            Ok(select_symbols(&files, p.max_results, |d| {
-                p.kind.as_deref().is_none_or(|k| d.kind == k)
-                    && needle
-                        .as_deref()
-                        .is_none_or(|n| d.name.to_lowercase().contains(n))
-            }))
-        })
-        .await?;
-        match result {
-            Ok(list) => {
-                let text = list_text(&list);
-                success(&list, text)
-            }
-            Err(e) => failure(e),
+        let session = p.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        if let Some(refused) = self
+            .shared
+            .gate(session.as_deref(), "get_symbols", ToolClass::Code)
+        {
+            return Ok(refused);
         }
+        let out = async move {
+            let shared = Arc::clone(&self.shared);
+            let result = blocking(move || -> Result<SymbolList, SymbolError> {
+                let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
+                let needle = p.name.as_deref().map(str::to_lowercase);
+                Ok(select_symbols(&files, p.max_results, |d| {
+                    p.kind.as_deref().is_none_or(|k| d.kind == k)
+                        && needle
+                            .as_deref()
+                            .is_none_or(|n| d.name.to_lowercase().contains(n))
+                }))
+            })
+            .await?;
+            match result {
+                Ok(list) => {
+                    let text = list_text(&list);
+                    success(&list, text)
+                }
+                Err(e) => failure(e),
+            }
+        }
+        .await?;
+        self.shared
+            .record(session.as_deref(), "get_symbols", params, &out);
+        Ok(out)
     }
 
     /// Nested symbol tree (classes → methods, @media → rules, …) with 1-based start/end lines, per file.
@@ -636,6 +713,15 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<AnalyzeStructureParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let session = p.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        if let Some(refused) =
+            self.shared
+                .gate(session.as_deref(), "analyze_structure", ToolClass::Code)
+        {
+            return Ok(refused);
+        }
+        let out = async move {
         let shared = Arc::clone(&self.shared);
         let path = p.path.clone();
         let result = blocking(move || -> Result<StructureResult, SymbolError> {
@@ -680,6 +766,11 @@ impl CodeIntel {
             }
             Err(e) => failure(e),
         }
+        }
+        .await?;
+        self.shared
+            .record(session.as_deref(), "analyze_structure", params, &out);
+        Ok(out)
     }
 
     /// The function or method that contains a 1-based line of a file, with its source.
@@ -691,6 +782,15 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<FunctionAtLineParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let session = p.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        if let Some(refused) =
+            self.shared
+                .gate(session.as_deref(), "get_function_at_line", ToolClass::Code)
+        {
+            return Ok(refused);
+        }
+        let out = async move {
         let shared = Arc::clone(&self.shared);
         let result = blocking(move || -> Result<FunctionAtLine, String> {
             let abs = shared.repo.resolve(&p.file).map_err(|e| e.to_string())?;
@@ -739,5 +839,10 @@ impl CodeIntel {
             }
             Err(e) => failure(e),
         }
+        }
+        .await?;
+        self.shared
+            .record(session.as_deref(), "get_function_at_line", params, &out);
+        Ok(out)
     }
 }

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{CodeIntel, blocking, failure, success};
 use crate::index::{self, Readiness, SyncReport};
+use crate::relevance::CALIBRATED;
+use crate::session::ToolClass;
 use crate::store::{ForestHit, MapHit, sql_str};
 
 /// Which table `semantic_search` reads.
@@ -33,7 +35,7 @@ fn default_limit() -> usize {
 }
 
 /// Parameters of `semantic_search`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SemanticSearchParams {
     /// What the code does, in natural language (Japanese or English), e.g. 「ログイン処理」 or "validate the password on login".
     pub query: String,
@@ -49,10 +51,13 @@ pub struct SemanticSearchParams {
     /// Only chunks of this language (python, php, javascript, typescript, css, html, text).
     #[serde(default)]
     pub language: Option<String>,
+    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// Parameters of `sync_index`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SyncIndexParams {
     /// Re-chunk and re-embed every file instead of only changed ones. Default false.
     #[serde(default)]
@@ -66,6 +71,9 @@ pub struct SemanticResult {
     pub results: Vec<ForestHit>,
     /// Agreements from `map`, best first (empty until sessions record outcomes).
     pub map_results: Vec<MapHit>,
+    /// `auto` stopped at a map agreement scoring at least the calibrated
+    /// `map_short_circuit` threshold; forest was not searched.
+    pub short_circuit: bool,
     pub index: Readiness,
 }
 
@@ -87,111 +95,137 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SemanticSearchParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        if p.query.trim().is_empty() {
-            return failure("query is empty: describe the code you are looking for");
+        let session = p.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        if let Some(refused) = self.shared.gate(
+            session.as_deref(),
+            "semantic_search",
+            if p.collection == Collection::Map {
+                ToolClass::Map
+            } else {
+                ToolClass::Forest
+            },
+        ) {
+            return Ok(refused);
         }
-        if !(1..=100).contains(&p.limit) {
-            return failure("limit must be 1-100");
-        }
-        let shared = &self.shared;
-        let mut filters = Vec::new();
-        if let Some(path) = p.path.as_deref().filter(|s| !s.is_empty()) {
-            let abs = match shared.repo.resolve(path) {
-                Ok(a) => a,
+        let out = async move {
+            if p.query.trim().is_empty() {
+                return failure("query is empty: describe the code you are looking for");
+            }
+            if !(1..=100).contains(&p.limit) {
+                return failure("limit must be 1-100");
+            }
+            let shared = &self.shared;
+            let mut filters = Vec::new();
+            if let Some(path) = p.path.as_deref().filter(|s| !s.is_empty()) {
+                let abs = match shared.repo.resolve(path) {
+                    Ok(a) => a,
+                    Err(e) => return failure(e),
+                };
+                let rel = shared.repo.rel(&abs);
+                if abs.is_dir() {
+                    if !rel.is_empty() {
+                        filters.push(format!(
+                            "starts_with(file, {})",
+                            sql_str(&format!("{rel}/"))
+                        ));
+                    }
+                } else {
+                    filters.push(format!("file = {}", sql_str(&rel)));
+                }
+            }
+            if let Some(lang) = &p.language {
+                filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
+            }
+            let embedder = match shared.embedder() {
+                Ok(e) => e,
+                Err(r) => return Ok(*r),
+            };
+            let store = match shared.store(false).await {
+                Ok(s) => s,
                 Err(e) => return failure(e),
             };
-            let rel = shared.repo.rel(&abs);
-            if abs.is_dir() {
-                if !rel.is_empty() {
-                    filters.push(format!(
-                        "starts_with(file, {})",
-                        sql_str(&format!("{rel}/"))
-                    ));
-                }
+            let query = p.query.clone();
+            let emb = Arc::clone(&embedder);
+            let vector = match blocking(move || emb.embed_query(&query)).await? {
+                Ok(v) => v,
+                Err(e) => return failure(e),
+            };
+            // Readiness as of the moment of the search: a sync that completes
+            // while it runs must not make partial results look complete.
+            let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+            let filter = (!filters.is_empty()).then(|| filters.join(" AND "));
+            // Map first (SPEC §5): an agreement above the calibrated
+            // threshold short-circuits `auto`; forest is not searched then.
+            let map_results = if p.collection == Collection::Forest {
+                Vec::new()
             } else {
-                filters.push(format!("file = {}", sql_str(&rel)));
-            }
-        }
-        if let Some(lang) = &p.language {
-            filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
-        }
-        let embedder = match shared.embedder() {
-            Ok(e) => e,
-            Err(r) => return Ok(*r),
-        };
-        let store = match shared.store(false).await {
-            Ok(s) => s,
-            Err(e) => return failure(e),
-        };
-        let query = p.query.clone();
-        let emb = Arc::clone(&embedder);
-        let vector = match blocking(move || emb.embed_query(&query)).await? {
-            Ok(v) => v,
-            Err(e) => return failure(e),
-        };
-        // Readiness as of the moment of the search: a sync that completes
-        // while it runs must not make partial results look complete.
-        let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
-        let filter = (!filters.is_empty()).then(|| filters.join(" AND "));
-        let results = if p.collection == Collection::Map {
-            Vec::new()
-        } else {
-            match store
-                .search_forest(&vector, p.limit, filter.as_deref())
-                .await
-            {
-                Ok(r) => r,
-                Err(e) => return failure(e),
-            }
-        };
-        let map_results = if p.collection == Collection::Forest {
-            Vec::new()
-        } else {
-            match store.search_map(&vector, p.limit).await {
-                Ok(r) => r,
-                Err(e) => return failure(e),
-            }
-        };
-        let mut s = format!("{}\n", readiness.message);
-        if results.is_empty() && map_results.is_empty() {
-            let _ = writeln!(
-                s,
-                "no results{}",
-                if readiness.state == "ready" {
-                    ""
-                } else {
-                    " yet: the index is not complete"
+                match store.search_map(&vector, p.limit).await {
+                    Ok(r) => r,
+                    Err(e) => return failure(e),
                 }
-            );
-        }
-        for h in &map_results {
-            let _ = writeln!(
+            };
+            let short_circuit = p.collection == Collection::Auto
+                && map_results
+                    .first()
+                    .is_some_and(|h| h.score >= CALIBRATED.map_short_circuit);
+            let results = if p.collection == Collection::Map || short_circuit {
+                Vec::new()
+            } else {
+                match store
+                    .search_forest(&vector, p.limit, filter.as_deref())
+                    .await
+                {
+                    Ok(r) => r,
+                    Err(e) => return failure(e),
+                }
+            };
+            let mut s = format!("{}\n", readiness.message);
+            if results.is_empty() && map_results.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "no results{}",
+                    if readiness.state == "ready" {
+                        ""
+                    } else {
+                        " yet: the index is not complete"
+                    }
+                );
+            }
+            for h in &map_results {
+                let _ = writeln!(
+                    s,
+                    "[map {:.3}] {} → {} {}",
+                    h.score, h.query, h.symbols, h.files
+                );
+            }
+            for h in &results {
+                let _ = writeln!(
+                    s,
+                    "[{:.3}] {}:{}-{} {} {}  {}",
+                    h.score,
+                    h.file,
+                    h.start_line,
+                    h.end_line,
+                    h.kind,
+                    h.fqcn.as_deref().unwrap_or(&h.name),
+                    h.signature
+                );
+            }
+            success(
+                &SemanticResult {
+                    results,
+                    map_results,
+                    short_circuit,
+                    index: readiness,
+                },
                 s,
-                "[map {:.3}] {} → {} {}",
-                h.score, h.query, h.symbols, h.files
-            );
+            )
         }
-        for h in &results {
-            let _ = writeln!(
-                s,
-                "[{:.3}] {}:{}-{} {} {}  {}",
-                h.score,
-                h.file,
-                h.start_line,
-                h.end_line,
-                h.kind,
-                h.fqcn.as_deref().unwrap_or(&h.name),
-                h.signature
-            );
-        }
-        success(
-            &SemanticResult {
-                results,
-                map_results,
-                index: readiness,
-            },
-            s,
-        )
+        .await?;
+        self.shared
+            .record(session.as_deref(), "semantic_search", params, &out);
+        Ok(out)
     }
 
     /// Brings the semantic index up to date: re-chunks added and modified files, re-embeds only changed chunks, drops deleted files. Reports counts and seconds.

@@ -3,6 +3,7 @@
 
 mod code_tools;
 mod index_tools;
+mod session_tools;
 
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
@@ -15,8 +16,10 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::embed::{E5_DIM, Embedder, FastEmbedder};
 use crate::index::{self, Progress};
+use crate::learn::{Evidence, SessionStore};
 use crate::repo::Repo;
 use crate::search::symbols::SymbolCache;
+use crate::session::{self, ToolClass};
 use crate::store::{Store, StoreError};
 
 /// Seconds a caller should wait when the model is still loading (e5 fp32
@@ -37,6 +40,7 @@ pub struct Shared {
     pub symbols: SymbolCache,
     pub progress: Progress,
     pub model: RwLock<ModelState>,
+    pub sessions: SessionStore,
     store: tokio::sync::Mutex<Option<Arc<Store>>>,
 }
 
@@ -92,6 +96,7 @@ impl CodeIntel {
     pub fn new(repo: Repo, config: Config) -> CodeIntel {
         CodeIntel {
             shared: Arc::new(Shared {
+                sessions: SessionStore::new(&repo.state_dir()),
                 repo,
                 config,
                 symbols: SymbolCache::default(),
@@ -99,7 +104,7 @@ impl CodeIntel {
                 model: RwLock::new(ModelState::Loading(Instant::now())),
                 store: tokio::sync::Mutex::new(None),
             }),
-            tool_router: Self::code_router() + Self::index_router(),
+            tool_router: Self::code_router() + Self::index_router() + Self::session_router(),
         }
     }
 
@@ -164,6 +169,100 @@ impl CodeIntel {
 )]
 impl ServerHandler for CodeIntel {}
 
+impl Shared {
+    /// For a call with a `session_id`: the gate's refusal as a tool result,
+    /// or `None` when the call may go ahead. Calls without a session are
+    /// ungated.
+    pub fn gate(
+        &self,
+        session_id: Option<&str>,
+        tool: &str,
+        class: ToolClass,
+    ) -> Option<CallToolResult> {
+        let id = session_id?;
+        let s = match self.sessions.get(id) {
+            Ok(s) => s,
+            Err(e) => {
+                return Some(CallToolResult::error(vec![ContentBlock::text(
+                    e.to_string(),
+                )]));
+            }
+        };
+        let refusal = session::gate(s.phase, class).err()?;
+        let note = format!("{tool} refused in {:?}: {}", s.phase, refusal.reason);
+        if let Err(e) = self.sessions.update(id, |s| s.refusals.push(note)) {
+            tracing::warn!("cannot record refusal: {e}");
+        }
+        Some(error_json(&serde_json::json!({
+            "error": "gate_refused",
+            "phase": s.phase,
+            "message": refusal.reason,
+            "recovery_options": refusal.recovery_options,
+        })))
+    }
+
+    /// Records a successful tool call as evidence of the session: the tool,
+    /// its parameters, the first line of its text and every `file` its
+    /// structured result names (those files count as seen and explored).
+    pub fn record(
+        &self,
+        session_id: Option<&str>,
+        tool: &str,
+        params: serde_json::Value,
+        result: &CallToolResult,
+    ) {
+        let Some(id) = session_id else { return };
+        if result.is_error == Some(true) {
+            return;
+        }
+        let mut files = std::collections::BTreeSet::new();
+        if let Some(v) = &result.structured_content {
+            collect_files(v, &mut files);
+        }
+        let summary = result
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.lines().next().unwrap_or("").to_string())
+            .unwrap_or_default();
+        let tool = tool.to_string();
+        let r = self.sessions.update(id, |s| {
+            s.tools_used.insert(tool.clone());
+            s.files_seen.extend(files.iter().cloned());
+            s.explored.extend(files.iter().cloned());
+            let phase = s.phase;
+            s.evidence.push(Evidence {
+                tool,
+                params,
+                summary,
+                files: files.into_iter().collect(),
+                at: index::now_secs(),
+                phase,
+            });
+        });
+        if let Err(e) = r {
+            tracing::warn!("cannot record evidence: {e}");
+        }
+    }
+}
+
+fn collect_files(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                match (k.as_str(), x) {
+                    ("file", serde_json::Value::String(f)) => {
+                        out.insert(f.clone());
+                    }
+                    _ => collect_files(x, out),
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| collect_files(x, out)),
+        _ => {}
+    }
+}
+
 /// A successful result: `value` as structured content, `text` for people
 /// and models that read only text.
 pub(crate) fn success<T: Serialize>(value: &T, text: String) -> Result<CallToolResult, ErrorData> {
@@ -183,7 +282,7 @@ pub(crate) fn failure(message: impl std::fmt::Display) -> Result<CallToolResult,
     )]))
 }
 
-fn error_json(value: &serde_json::Value) -> CallToolResult {
+pub(crate) fn error_json(value: &serde_json::Value) -> CallToolResult {
     let mut r = CallToolResult::error(vec![ContentBlock::text(value.to_string())]);
     r.structured_content = Some(value.clone());
     r

@@ -150,7 +150,7 @@ pub fn assess_risk(intent: Intent, frame: &QueryFrame, grey_zone: bool) -> Risk 
 }
 
 /// Evidence needed before READY.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Requirements {
     pub symbols: usize,
     pub entry_points: usize,
@@ -363,7 +363,7 @@ pub struct Facts<'a> {
 }
 
 /// The outcome of checking an understanding against the requirements.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Assessment {
     /// Claims that do not hold (each says why).
     pub rejected_claims: Vec<String>,

@@ -9,7 +9,7 @@ from conftest import make_repo, model_env, serve
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {
+CODE_TOOLS = {
     "search_text",
     "find_definitions",
     "find_references",
@@ -17,8 +17,24 @@ TOOLS = {
     "analyze_structure",
     "get_function_at_line",
     "semantic_search",
-    "sync_index",
 }
+SESSION_TOOLS = {
+    "start_session",
+    "set_query_frame",
+    "get_session_status",
+    "submit_understanding",
+    "validate_symbol_relevance",
+    "submit_semantic",
+    "submit_verification",
+    "check_write_target",
+    "add_explored_files",
+    "revert_to_exploration",
+    "record_outcome",
+    "get_session_analysis",
+    "get_improvement_insights",
+}
+READ_ONLY = CODE_TOOLS | {"get_session_status", "get_session_analysis", "get_improvement_insights"}
+TOOLS = CODE_TOOLS | SESSION_TOOLS | {"sync_index"}
 
 
 async def test_initialize_and_tools_list(tmp_path):
@@ -30,12 +46,13 @@ async def test_initialize_and_tools_list(tmp_path):
         assert set(tools) == TOOLS
         for name, t in tools.items():
             assert t.description, name
-            assert t.output_schema and t.output_schema.get("type") == "object", name
+            if name in CODE_TOOLS | {"sync_index"}:
+                assert t.output_schema and t.output_schema.get("type") == "object", name
             props = t.input_schema.get("properties", {})
             for pname, schema in props.items():
                 assert schema.get("description"), f"{name}.{pname} has no description"
             assert t.annotations is not None and t.annotations.open_world_hint is False, name
-            assert t.annotations.read_only_hint is (name != "sync_index"), name
+            assert t.annotations.read_only_hint is (name in READ_ONLY), name
         assert "1-based" in tools["get_function_at_line"].input_schema["properties"]["line"]["description"]
 
 

@@ -1,0 +1,1255 @@
+//! Session tools (SPEC §5): the phase gate, quote-verified query frames,
+//! server-computed confidence, calibrated relevance checks, hypotheses and
+//! their verification, the write gate, recovery and the learning loop.
+//! Refusals are tool results with `recovery_options`.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::code_tools::{qualifier_matches, split_qualified};
+use super::{CodeIntel, Shared, blocking, error_json, failure, success};
+use crate::index;
+use crate::learn::{Hypothesis, LearnedPair, RelevanceCheck, Session};
+use crate::relevance::{self, CALIBRATED, Tier};
+use crate::session::{
+    self, BEFORE_SEMANTIC, HypothesisState, Intent, PatternClaim, Phase, Requirement,
+    SemanticReason, Slot, SlotName, Understanding,
+};
+
+/// Parameters of `start_session`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct StartSessionParams {
+    /// IMPLEMENT (new behaviour), MODIFY (change or fix existing behaviour), INVESTIGATE (find out how something works), QUESTION (answer only; READY at once).
+    pub intent: Intent,
+    /// The user's request, verbatim (any language).
+    pub query: String,
+}
+
+/// Parameters naming a session.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SessionParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+}
+
+/// The four slots; each optional.
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct SlotsInput {
+    /// The feature or component concerned, e.g. {"value": "login", "quote": "ログイン機能"}.
+    #[serde(default)]
+    pub target_feature: Option<Slot>,
+    /// When it happens, e.g. {"value": "password is empty", "quote": "パスワードが空のとき"}.
+    #[serde(default)]
+    pub trigger_condition: Option<Slot>,
+    /// What goes wrong now, e.g. {"value": "no error shown", "quote": "エラーが出ない"}.
+    #[serde(default)]
+    pub observed_issue: Option<Slot>,
+    /// What the user wants done, e.g. {"value": "fix", "quote": "修正して"}.
+    #[serde(default)]
+    pub desired_action: Option<Slot>,
+}
+
+/// Parameters of `set_query_frame`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SetQueryFrameParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// Slots extracted from the request; every `quote` must be a verbatim excerpt of it.
+    pub slots: SlotsInput,
+}
+
+/// Parameters of `submit_understanding`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SubmitUnderstandingParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// Symbols that matter for the change (names as find_definitions knows them; `Class::method` allowed).
+    #[serde(default)]
+    pub symbols_identified: Vec<String>,
+    /// Where the behaviour starts (must be among symbols_identified).
+    #[serde(default)]
+    pub entry_points: Vec<String>,
+    /// Conventions to follow, each with files that show it.
+    #[serde(default)]
+    pub existing_patterns: Vec<PatternClaim>,
+    /// Repo-relative files read with code tools in this session.
+    #[serde(default)]
+    pub files_analyzed: Vec<String>,
+    /// Slot → code evidence (file:line, symbol) that backs it.
+    #[serde(default)]
+    pub slot_evidence: BTreeMap<SlotName, String>,
+    /// To enter SEMANTIC when exact tools found nothing: a reason per missing requirement (symbols: no_definition_found | architecture_unknown; entry_points: no_definition_found | no_reference_found; patterns: no_similar_implementation | architecture_unknown; files: context_fragmented | architecture_unknown).
+    #[serde(default)]
+    pub semantic_reasons: BTreeMap<Requirement, SemanticReason>,
+}
+
+/// Parameters of `validate_symbol_relevance`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ValidateRelevanceParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// The natural-language term from the request, e.g. ログイン.
+    pub nl_term: String,
+    /// Symbols the agent maps it to.
+    pub symbols: Vec<String>,
+    /// Where in the code the mapping shows (file:line and what is there). Required.
+    pub code_evidence: String,
+}
+
+/// One hypothesis from forest search.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct HypothesisInput {
+    /// Symbol name as find_definitions knows it.
+    pub symbol: String,
+    /// Repo-relative file of the symbol.
+    pub file: String,
+    /// Which slot or requirement it fills (e.g. target_feature, entry_points).
+    pub slot_source: String,
+    /// Why the search result supports it.
+    pub reason: String,
+}
+
+/// Parameters of `submit_semantic`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SubmitSemanticParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// Candidates from forest search, each with its file and the slot or requirement it fills.
+    pub hypotheses: Vec<HypothesisInput>,
+}
+
+/// One verification result.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct VerificationInput {
+    /// The hypothesis symbol.
+    pub symbol: String,
+    /// true: confirmed by the code; false: rejected.
+    pub confirmed: bool,
+    /// Code evidence (file:line and what it shows); required to confirm.
+    #[serde(default)]
+    pub evidence: String,
+}
+
+/// Parameters of `submit_verification`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SubmitVerificationParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// One result per hypothesis symbol: confirmed with code evidence, or rejected.
+    pub results: Vec<VerificationInput>,
+}
+
+/// Parameters of `check_write_target`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CheckWriteParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// Repo-relative file about to be edited or created.
+    pub file_path: String,
+    /// Allow creating a file that does not exist yet, in a directory explored in this session. Default false.
+    #[serde(default)]
+    pub allow_new_files: bool,
+}
+
+/// Parameters of `add_explored_files`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct AddExploredParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// Repo-relative files that were read and may be written.
+    pub files: Vec<String>,
+}
+
+/// Parameters of `revert_to_exploration`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RevertParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// Keep the submitted understanding, hypotheses and explored files. Default true.
+    #[serde(default = "yes")]
+    pub keep_results: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Success,
+    Failure,
+    Partial,
+}
+
+/// Parameters of `record_outcome`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RecordOutcomeParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+    /// success, failure or partial.
+    pub outcome: Outcome,
+    /// What worked or went wrong.
+    #[serde(default)]
+    pub analysis: String,
+    /// For failure/partial: where it went wrong (e.g. exploration, wrong_symbol, test_failure).
+    #[serde(default)]
+    pub failure_point: Option<String>,
+}
+
+/// The session as tools report it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionView {
+    pub session_id: String,
+    pub intent: Intent,
+    pub phase: Phase,
+    pub risk_level: session::Risk,
+    pub frame: BTreeMap<SlotName, Slot>,
+    pub missing_slots: Vec<SlotName>,
+    pub requirements: session::Requirements,
+    pub assessment: Option<session::Assessment>,
+    pub tools_used: Vec<String>,
+    pub explored_files: Vec<String>,
+    pub hypotheses: Vec<HypothesisView>,
+    pub evidence_count: usize,
+    pub refusals: Vec<String>,
+    /// What to do next.
+    pub next: String,
+}
+
+/// A hypothesis as reported.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HypothesisView {
+    pub symbol: String,
+    pub file: String,
+    pub state: HypothesisState,
+}
+
+fn next_step(s: &Session) -> String {
+    match s.phase {
+        Phase::Exploration
+            if !s.frame_set && matches!(s.intent, Intent::Implement | Intent::Modify) =>
+        {
+            "extract the slots with the extraction_prompt and call set_query_frame".into()
+        }
+        Phase::Exploration => {
+            "explore with code tools (pass session_id), then submit_understanding".into()
+        }
+        Phase::Semantic => {
+            "semantic_search with collection=forest (pass session_id), then submit_semantic".into()
+        }
+        Phase::Verification => {
+            "confirm or reject each hypothesis with code tools, then submit_verification".into()
+        }
+        Phase::Ready => {
+            "call check_write_target before every edit; record_outcome when done".into()
+        }
+    }
+}
+
+fn view(s: &Session) -> SessionView {
+    SessionView {
+        session_id: s.id.clone(),
+        intent: s.intent,
+        phase: s.phase,
+        risk_level: s.risk,
+        frame: s.frame.clone(),
+        missing_slots: session::missing_slots(&s.frame),
+        requirements: s.requirements.clone(),
+        assessment: s.last_assessment.clone(),
+        tools_used: s.tools_used.iter().cloned().collect(),
+        explored_files: s.explored.iter().cloned().collect(),
+        hypotheses: s
+            .hypotheses
+            .iter()
+            .map(|h| HypothesisView {
+                symbol: h.symbol.clone(),
+                file: h.file.clone(),
+                state: h.state,
+            })
+            .collect(),
+        evidence_count: s.evidence.len(),
+        refusals: s.refusals.clone(),
+        next: next_step(s),
+    }
+}
+
+fn view_text(v: &SessionView) -> String {
+    format!(
+        "session {} {:?} phase {:?}, risk {:?}; next: {}",
+        v.session_id, v.intent, v.phase, v.risk_level, v.next
+    )
+}
+
+/// Hints and tools per missing slot (seed v3.6 SLOT_TO_TOOLS).
+fn guidance(slot: SlotName) -> serde_json::Value {
+    let (hint, tools): (&str, &[&str]) = match slot {
+        SlotName::TargetFeature => (
+            "find which feature or component the request is about",
+            &[
+                "find_definitions",
+                "get_symbols",
+                "semantic_search (collection=map)",
+            ],
+        ),
+        SlotName::TriggerCondition => (
+            "find the input or event that leads to the behaviour",
+            &["find_references", "search_text"],
+        ),
+        SlotName::ObservedIssue => (
+            "find where the current behaviour comes from (messages, conditions)",
+            &["search_text", "get_function_at_line"],
+        ),
+        SlotName::DesiredAction => (
+            "find how similar changes are done in this codebase",
+            &["analyze_structure", "find_references"],
+        ),
+    };
+    serde_json::json!({ "slot": slot, "hint": hint, "recommended_tools": tools })
+}
+
+const EXTRACTION_PROMPT: &str = "Extract from the user's request, for each slot, a short `value` (English is fine) and a `quote`: the exact words of the request that support it, copied verbatim (the server rejects quotes that are not in the request). Leave a slot out when the request does not say it. Slots: target_feature (feature or component), trigger_condition (when it happens), observed_issue (what goes wrong now), desired_action (what to do). Then call set_query_frame with {\"session_id\": ..., \"slots\": {\"target_feature\": {\"value\": ..., \"quote\": ...}, ...}}.";
+
+impl Shared {
+    fn session_error(e: impl std::fmt::Display) -> Result<CallToolResult, ErrorData> {
+        failure(e)
+    }
+
+    fn refuse(
+        &self,
+        id: &str,
+        reason: String,
+        options: &[&str],
+    ) -> Result<CallToolResult, ErrorData> {
+        let note = reason.clone();
+        if let Err(e) = self.sessions.update(id, |s| s.refusals.push(note)) {
+            tracing::warn!("cannot record refusal: {e}");
+        }
+        Ok(error_json(&serde_json::json!({
+            "error": "gate_refused",
+            "message": reason,
+            "recovery_options": options,
+        })))
+    }
+
+    /// Names of every definition in the repository (parses on first use,
+    /// then cached per file).
+    fn definition_index(&self) -> Vec<(String, crate::search::symbols::Definition)> {
+        let root = self.repo.root().to_path_buf();
+        self.symbols
+            .scan(&self.repo, &self.config, &root, None)
+            .map(|files| {
+                files
+                    .into_iter()
+                    .flat_map(|(_, s)| {
+                        s.definitions
+                            .clone()
+                            .into_iter()
+                            .map(|d| (d.name.clone(), d))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn file_exists(&self, rel: &str) -> bool {
+        self.repo.resolve(rel).is_ok_and(|p| p.is_file())
+    }
+}
+
+/// True when `symbol` (plain or qualified) names a definition in `defs`.
+fn symbol_in(
+    defs: &[(String, crate::search::symbols::Definition)],
+    names: &HashSet<&str>,
+    symbol: &str,
+) -> bool {
+    let (qualifier, name) = split_qualified(symbol);
+    match qualifier {
+        None => names.contains(name.as_str()),
+        Some(q) => defs
+            .iter()
+            .any(|(n, d)| *n == name && qualifier_matches(&q, d)),
+    }
+}
+
+#[tool_router(router = session_router, vis = "pub(super)")]
+impl CodeIntel {
+    /// Starts a gated session for one user request. Returns the session_id, the slot-extraction prompt, risk, and a hint from past agreements (map) when one matches above the calibrated threshold. Pass session_id to code tools so they count as evidence.
+    #[tool(annotations(
+        title = "Start session",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn start_session(
+        &self,
+        Parameters(p): Parameters<StartSessionParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if p.query.trim().is_empty() {
+            return failure("query is empty: pass the user's request verbatim");
+        }
+        let shared = &self.shared;
+        let s = match shared.sessions.put(Session::new(p.intent, &p.query)) {
+            Ok(s) => s,
+            Err(e) => return Shared::session_error(e),
+        };
+        // Map first: a past agreement for a similar request (calibrated threshold).
+        let mut map_hint = serde_json::Value::Null;
+        let mut map_checked = false;
+        if let (Ok(embedder), Ok(store)) = (shared.embedder(), shared.store(false).await) {
+            let q = p.query.clone();
+            if let Ok(Ok(v)) = blocking(move || embedder.embed_query(&q)).await
+                && let Ok(hits) = store.search_map(&v, 1).await
+            {
+                map_checked = true;
+                if let Some(h) = hits
+                    .into_iter()
+                    .find(|h| h.score >= CALIBRATED.map_short_circuit)
+                {
+                    map_hint = serde_json::to_value(&h).unwrap_or_default();
+                }
+            }
+        }
+        let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+        let _ = shared.sessions.log(
+            "decisions",
+            &serde_json::json!({
+                "at": index::now_secs(), "session_id": s.id, "tool": "start_session", "intent": s.intent,
+                "query": s.query, "risk": s.risk, "map_hint": map_hint, "map_checked": map_checked,
+            }),
+        );
+        let out = serde_json::json!({
+            "session_id": s.id,
+            "intent": s.intent,
+            "phase": s.phase,
+            "risk_level": s.risk,
+            "extraction_prompt": EXTRACTION_PROMPT,
+            "slot_schema": rmcp::handler::server::common::schema_for_type::<SlotsInput>().as_ref(),
+            "map_hint": map_hint,
+            "map_checked": map_checked,
+            "map_threshold": CALIBRATED.map_short_circuit,
+            "index": readiness,
+            "next": next_step(&s),
+        });
+        let text = format!(
+            "session {} started ({:?}, phase {:?}). {}{}",
+            s.id,
+            s.intent,
+            s.phase,
+            if map_hint.is_null() {
+                String::new()
+            } else {
+                format!("Past agreement matches: {map_hint}. ")
+            },
+            EXTRACTION_PROMPT
+        );
+        success(&out, text)
+    }
+
+    /// Sets the query frame: each slot's quote must occur verbatim in the request (after NFKC and whitespace normalisation) or the slot is rejected as hallucinated. Returns missing slots, risk level, requirements and investigation guidance.
+    #[tool(annotations(
+        title = "Set query frame",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn set_query_frame(
+        &self,
+        Parameters(p): Parameters<SetQueryFrameParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let slots: Vec<(SlotName, Slot)> = [
+            (SlotName::TargetFeature, p.slots.target_feature),
+            (SlotName::TriggerCondition, p.slots.trigger_condition),
+            (SlotName::ObservedIssue, p.slots.observed_issue),
+            (SlotName::DesiredAction, p.slots.desired_action),
+        ]
+        .into_iter()
+        .filter_map(|(n, s)| s.map(|s| (n, s)))
+        .collect();
+        let result = self.shared.sessions.update(&p.session_id, |s| {
+            let (frame, rejected) = session::verify_frame(&s.query, &slots);
+            s.frame = frame;
+            s.frame_set = true;
+            s.rescore();
+            rejected
+        });
+        let (rejected, s) = match result {
+            Ok(r) => r,
+            Err(e) => return Shared::session_error(e),
+        };
+        let missing = session::missing_slots(&s.frame);
+        let out = serde_json::json!({
+            "accepted": s.frame,
+            "rejected": rejected,
+            "missing_slots": missing,
+            "risk_level": s.risk,
+            "requirements": s.requirements,
+            "guidance": missing.iter().map(|m| guidance(*m)).collect::<Vec<_>>(),
+            "next": next_step(&s),
+        });
+        let text = format!(
+            "{} slot(s) accepted, {} rejected as not quoted from the request; missing {:?}; risk {:?}; needs {} symbols, {} entry points, {} files, {} patterns",
+            s.frame.len(),
+            rejected.len(),
+            missing,
+            s.risk,
+            s.requirements.symbols,
+            s.requirements.entry_points,
+            s.requirements.files,
+            s.requirements.patterns
+        );
+        success(&out, text)
+    }
+
+    /// Phase, frame, risk, requirements still missing, evidence and hypotheses of a session.
+    #[tool(annotations(
+        title = "Session status",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_session_status(
+        &self,
+        Parameters(p): Parameters<SessionParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match self.shared.sessions.get(&p.session_id) {
+            Ok(s) => {
+                let v = view(&s);
+                let text = view_text(&v);
+                success(&v, text)
+            }
+            Err(e) => Shared::session_error(e),
+        }
+    }
+
+    /// Submits what the agent found. The server checks every claim against the code (symbols must have definitions, files must exist and have been seen in this session, entry points must be among the symbols, patterns need files), computes confidence and moves to READY when the requirements for the intent and risk are met — or to SEMANTIC when exact tools were tried and a valid reason is given for each missing requirement.
+    #[tool(annotations(
+        title = "Submit understanding",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn submit_understanding(
+        &self,
+        Parameters(p): Parameters<SubmitUnderstandingParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let s = match self.shared.sessions.get(&p.session_id) {
+            Ok(s) => s,
+            Err(e) => return Shared::session_error(e),
+        };
+        if s.phase != Phase::Exploration {
+            return self.shared.refuse(
+                &s.id,
+                format!(
+                    "submit_understanding is for EXPLORATION; the session is in {:?}",
+                    s.phase
+                ),
+                &["get_session_status", "revert_to_exploration"],
+            );
+        }
+        if !s.frame_set && matches!(s.intent, Intent::Implement | Intent::Modify) {
+            return self.shared.refuse(
+                &s.id,
+                "set the query frame first".into(),
+                &["set_query_frame"],
+            );
+        }
+        let u = Understanding {
+            symbols_identified: p.symbols_identified,
+            entry_points: p.entry_points,
+            existing_patterns: p.existing_patterns,
+            files_analyzed: p.files_analyzed,
+            slot_evidence: p.slot_evidence,
+        };
+        let shared = Arc::clone(&self.shared);
+        let (u2, s2) = (u.clone(), s.clone());
+        let assessment = blocking(move || {
+            let defs = shared.definition_index();
+            let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+            let symbol_exists = |sym: &str| symbol_in(&defs, &names, sym);
+            let file_exists = |f: &str| shared.file_exists(f);
+            let facts = session::Facts {
+                symbol_exists: &symbol_exists,
+                file_exists: &file_exists,
+                files_seen: &s2.files_seen,
+                tools_used: &s2.tools_used,
+            };
+            session::assess(&s2.requirements, &u2, &facts)
+        })
+        .await?;
+        let missing: Vec<Requirement> = assessment.missing.keys().copied().collect();
+        let tried: Vec<&str> = BEFORE_SEMANTIC
+            .iter()
+            .copied()
+            .filter(|t| !s.tools_used.contains(*t))
+            .collect();
+        let reasons_ok = !missing.is_empty()
+            && missing.iter().all(|m| {
+                p.semantic_reasons
+                    .get(m)
+                    .is_some_and(|r| session::reason_fits(*m, *r))
+            });
+        let pending = s
+            .hypotheses
+            .iter()
+            .any(|h| h.state == HypothesisState::Hypothesis);
+        let (phase, note) = if assessment.complete() && !pending {
+            (Phase::Ready, "requirements met: READY".to_string())
+        } else if !p.semantic_reasons.is_empty() && !tried.is_empty() {
+            (
+                Phase::Exploration,
+                format!("SEMANTIC needs {tried:?} to have been tried in this session first"),
+            )
+        } else if !p.semantic_reasons.is_empty() && !reasons_ok {
+            (
+                Phase::Exploration,
+                "each missing requirement needs a fitting reason to enter SEMANTIC (symbols: no_definition_found|architecture_unknown; entry_points: no_definition_found|no_reference_found; patterns: no_similar_implementation|architecture_unknown; files: context_fragmented|architecture_unknown)".to_string(),
+            )
+        } else if reasons_ok && assessment.rejected_claims.is_empty() {
+            (
+                Phase::Semantic,
+                "entering SEMANTIC: search forest for hypotheses".to_string(),
+            )
+        } else {
+            (
+                Phase::Exploration,
+                "requirements not met: keep exploring".to_string(),
+            )
+        };
+        let a2 = assessment.clone();
+        let valid_files: Vec<String> = u
+            .files_analyzed
+            .iter()
+            .filter(|f| s.files_seen.contains(*f))
+            .cloned()
+            .collect();
+        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
+            s.understanding = Some(u);
+            s.last_assessment = Some(a2);
+            s.explored.extend(valid_files);
+            s.phase = phase;
+        }) {
+            Ok(r) => r,
+            Err(e) => return Shared::session_error(e),
+        };
+        let out = serde_json::json!({
+            "phase": s.phase,
+            "confidence": assessment.confidence,
+            "assessment": assessment,
+            "requirements": s.requirements,
+            "risk_level": s.risk,
+            "note": note,
+            "next": next_step(&s),
+        });
+        let text = format!(
+            "{note}; confidence {:.2}; rejected claims: {}; missing: {:?}; missing tools: {:?}",
+            assessment.confidence,
+            assessment.rejected_claims.len(),
+            assessment.missing,
+            assessment.missing_tools
+        );
+        success(&out, text)
+    }
+
+    /// Checks that a natural-language term really maps to symbols (multilingual embedding similarity, calibrated tiers): FACT; grey zone (approved, risk forced HIGH); or rejected with re-investigation guidance. code_evidence is required. Shows learned pairs for the term.
+    #[tool(annotations(
+        title = "Validate symbol relevance",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn validate_symbol_relevance(
+        &self,
+        Parameters(p): Parameters<ValidateRelevanceParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if p.code_evidence.trim().is_empty() {
+            return failure(
+                "code_evidence is required: say where in the code (file:line) the term and the symbol meet",
+            );
+        }
+        if p.symbols.is_empty() {
+            return failure("symbols is empty");
+        }
+        if let Err(e) = self.shared.sessions.get(&p.session_id) {
+            return Shared::session_error(e);
+        }
+        let embedder = match self.shared.embedder() {
+            Ok(e) => e,
+            Err(r) => return Ok(*r),
+        };
+        let pairs: Vec<(String, String)> = p
+            .symbols
+            .iter()
+            .map(|s| (p.nl_term.clone(), relevance::symbol_text(s)))
+            .collect();
+        let scores =
+            match blocking(move || relevance::score_pairs(embedder.as_ref(), &pairs)).await? {
+                Ok(s) => s,
+                Err(e) => return failure(e),
+            };
+        let checks: Vec<RelevanceCheck> = p
+            .symbols
+            .iter()
+            .zip(&scores)
+            .map(|(sym, &score)| RelevanceCheck {
+                nl_term: p.nl_term.clone(),
+                symbol: sym.clone(),
+                score,
+                tier: format!("{:?}", CALIBRATED.classify(score)).to_lowercase(),
+            })
+            .collect();
+        let grey = scores.iter().any(|s| CALIBRATED.classify(*s) == Tier::Grey);
+        let rejected: Vec<&RelevanceCheck> = checks.iter().filter(|c| c.tier == "reject").collect();
+        let learned: Vec<LearnedPair> = self
+            .shared
+            .sessions
+            .learned_pairs()
+            .into_iter()
+            .filter(|l| session::normalize(&l.term) == session::normalize(&p.nl_term))
+            .collect();
+        let checks2 = checks.clone();
+        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
+            s.relevance.extend(checks2);
+            if grey {
+                s.grey_zone = true;
+                s.rescore();
+            }
+        }) {
+            Ok(r) => r,
+            Err(e) => return Shared::session_error(e),
+        };
+        let out = serde_json::json!({
+            "results": checks,
+            "thresholds": CALIBRATED,
+            "risk_level": s.risk,
+            "risk_forced_high": grey,
+            "learned_pairs": learned,
+            "guidance": if rejected.is_empty() { serde_json::Value::Null } else {
+                serde_json::json!(format!("{} symbol(s) do not match `{}`: look again with find_definitions / search_text for the term's meaning, or semantic_search(map)", rejected.len(), p.nl_term))
+            },
+        });
+        let text = checks
+            .iter()
+            .map(|c| format!("{} ↔ {}: {:.3} {}", c.nl_term, c.symbol, c.score, c.tier))
+            .collect::<Vec<_>>()
+            .join("\n");
+        success(&out, text)
+    }
+
+    /// In SEMANTIC: submits hypotheses found with forest search (semantic_search with session_id). They are recorded as HYPOTHESIS and the session moves to VERIFICATION.
+    #[tool(annotations(
+        title = "Submit semantic hypotheses",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn submit_semantic(
+        &self,
+        Parameters(p): Parameters<SubmitSemanticParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let s = match self.shared.sessions.get(&p.session_id) {
+            Ok(s) => s,
+            Err(e) => return Shared::session_error(e),
+        };
+        if s.phase != Phase::Semantic {
+            return self.shared.refuse(
+                &s.id,
+                format!(
+                    "submit_semantic is for SEMANTIC; the session is in {:?}",
+                    s.phase
+                ),
+                &[
+                    "submit_understanding with semantic_reasons",
+                    "get_session_status",
+                ],
+            );
+        }
+        if !s
+            .evidence
+            .iter()
+            .any(|e| e.tool == "semantic_search" && e.phase == Phase::Semantic)
+        {
+            return self.shared.refuse(
+                &s.id,
+                "no forest search in this SEMANTIC phase yet".into(),
+                &["semantic_search with collection=forest and session_id"],
+            );
+        }
+        if p.hypotheses.is_empty() {
+            return failure("hypotheses is empty");
+        }
+        if let Some(h) = p
+            .hypotheses
+            .iter()
+            .find(|h| !self.shared.file_exists(&h.file))
+        {
+            return failure(format!(
+                "hypothesis `{}`: file `{}` does not exist",
+                h.symbol, h.file
+            ));
+        }
+        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
+            for h in p.hypotheses {
+                s.hypotheses.push(Hypothesis {
+                    symbol: h.symbol,
+                    file: h.file,
+                    slot_source: h.slot_source,
+                    reason: h.reason,
+                    state: HypothesisState::Hypothesis,
+                    evidence: None,
+                });
+            }
+            s.phase = Phase::Verification;
+        }) {
+            Ok(r) => r,
+            Err(e) => return Shared::session_error(e),
+        };
+        let v = view(&s);
+        let text = view_text(&v);
+        success(&v, text)
+    }
+
+    /// In VERIFICATION: confirms each hypothesis (→ FACT, needs code evidence and an existing definition) or rejects it. When none is left unverified, the understanding is re-assessed: READY if the requirements are met, else back to EXPLORATION.
+    #[tool(annotations(
+        title = "Submit verification",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn submit_verification(
+        &self,
+        Parameters(p): Parameters<SubmitVerificationParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let s = match self.shared.sessions.get(&p.session_id) {
+            Ok(s) => s,
+            Err(e) => return Shared::session_error(e),
+        };
+        if s.phase != Phase::Verification {
+            return self.shared.refuse(
+                &s.id,
+                format!(
+                    "submit_verification is for VERIFICATION; the session is in {:?}",
+                    s.phase
+                ),
+                &["get_session_status"],
+            );
+        }
+        if let Some(r) = p
+            .results
+            .iter()
+            .find(|r| r.confirmed && r.evidence.trim().is_empty())
+        {
+            return failure(format!(
+                "confirming `{}` needs code evidence (file:line and what it shows)",
+                r.symbol
+            ));
+        }
+        let shared = Arc::clone(&self.shared);
+        let symbols: Vec<String> = p
+            .results
+            .iter()
+            .filter(|r| r.confirmed)
+            .map(|r| r.symbol.clone())
+            .collect();
+        let missing_defs = blocking(move || {
+            let defs = shared.definition_index();
+            let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+            symbols
+                .into_iter()
+                .filter(|s| !symbol_in(&defs, &names, s))
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        if !missing_defs.is_empty() {
+            return failure(format!(
+                "cannot confirm {missing_defs:?}: no definition in the repository"
+            ));
+        }
+        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
+            for r in &p.results {
+                for h in s
+                    .hypotheses
+                    .iter_mut()
+                    .filter(|h| h.symbol == r.symbol && h.state == HypothesisState::Hypothesis)
+                {
+                    h.state = if r.confirmed {
+                        HypothesisState::Fact
+                    } else {
+                        HypothesisState::Rejected
+                    };
+                    h.evidence = Some(r.evidence.clone());
+                }
+            }
+            if !s
+                .hypotheses
+                .iter()
+                .any(|h| h.state == HypothesisState::Hypothesis)
+            {
+                // Confirmed facts join the understanding; rejected ones leave no trace in it.
+                let facts: Vec<(String, String)> = s
+                    .hypotheses
+                    .iter()
+                    .filter(|h| h.state == HypothesisState::Fact)
+                    .map(|h| (h.symbol.clone(), h.file.clone()))
+                    .collect();
+                let mut u = s.understanding.clone().unwrap_or_default();
+                for (sym, file) in facts {
+                    if !u.symbols_identified.contains(&sym) {
+                        u.symbols_identified.push(sym);
+                    }
+                    s.files_seen.insert(file.clone());
+                    if !u.files_analyzed.contains(&file) {
+                        u.files_analyzed.push(file.clone());
+                    }
+                    s.explored.insert(file);
+                }
+                s.understanding = Some(u);
+                s.phase = Phase::Exploration;
+            }
+        }) {
+            Ok(r) => r,
+            Err(e) => return Shared::session_error(e),
+        };
+        // Re-assess with the facts folded in.
+        let mut note = "hypotheses remain: verify them all".to_string();
+        let mut s = s;
+        if s.phase == Phase::Exploration {
+            let shared = Arc::clone(&self.shared);
+            let s2 = s.clone();
+            let a = blocking(move || {
+                let defs = shared.definition_index();
+                let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+                let symbol_exists = |sym: &str| symbol_in(&defs, &names, sym);
+                let file_exists = |f: &str| shared.file_exists(f);
+                let facts = session::Facts {
+                    symbol_exists: &symbol_exists,
+                    file_exists: &file_exists,
+                    files_seen: &s2.files_seen,
+                    tools_used: &s2.tools_used,
+                };
+                session::assess(
+                    &s2.requirements,
+                    &s2.understanding.clone().unwrap_or_default(),
+                    &facts,
+                )
+            })
+            .await?;
+            let ready = a.complete();
+            note = if ready {
+                "all hypotheses settled and requirements met: READY".into()
+            } else {
+                "all hypotheses settled; requirements still missing: back to EXPLORATION".into()
+            };
+            s = match self.shared.sessions.update(&p.session_id, |s| {
+                s.last_assessment = Some(a);
+                if ready {
+                    s.phase = Phase::Ready;
+                }
+            }) {
+                Ok((_, s)) => s,
+                Err(e) => return Shared::session_error(e),
+            };
+        }
+        let v = view(&s);
+        let text = format!("{note}. {}", view_text(&v));
+        success(&v, text)
+    }
+
+    /// Asks before every edit whether the file may be written: only in READY, only explored files (new files: allow_new_files and an explored directory), never while a HYPOTHESIS remains or for a rejected hypothesis. Refusals carry recovery_options.
+    #[tool(annotations(
+        title = "Check write target",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn check_write_target(
+        &self,
+        Parameters(p): Parameters<CheckWriteParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let s = match self.shared.sessions.get(&p.session_id) {
+            Ok(s) => s,
+            Err(e) => return Shared::session_error(e),
+        };
+        let repo = &self.shared.repo;
+        // The file may not exist yet: confine its parent directory instead.
+        let (rel, exists) = match repo.resolve(&p.file_path) {
+            Ok(abs) => (repo.rel(&abs), abs.is_file()),
+            Err(crate::repo::PathError::NotFound(_)) => {
+                let path = std::path::Path::new(&p.file_path);
+                let parent = path
+                    .parent()
+                    .map(|x| x.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                match repo.resolve(&parent) {
+                    Ok(dir) => {
+                        let name = path
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        (repo.rel(&dir.join(name)), false)
+                    }
+                    Err(e) => return failure(e),
+                }
+            }
+            Err(e) => return failure(e),
+        };
+        let hyps: Vec<(String, HypothesisState)> = s
+            .hypotheses
+            .iter()
+            .map(|h| (h.file.clone(), h.state))
+            .collect();
+        match session::check_write(s.phase, &rel, exists, p.allow_new_files, &s.explored, &hyps) {
+            Ok(()) => {
+                let rel2 = rel.clone();
+                if let Err(e) = self
+                    .shared
+                    .sessions
+                    .update(&s.id, |s| s.writes_allowed.push(rel2))
+                {
+                    return Shared::session_error(e);
+                }
+                success(
+                    &serde_json::json!({"allowed": true, "file": rel}),
+                    format!("allowed: {rel}"),
+                )
+            }
+            Err(r) => self.shared.refuse(
+                &s.id,
+                format!("write to `{rel}` refused: {}", r.reason),
+                &r.recovery_options
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>(),
+            ),
+        }
+    }
+
+    /// Recovery: marks files as explored (they must exist and are recorded as evidence), e.g. when a write was refused for an unexplored file.
+    #[tool(annotations(
+        title = "Add explored files",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn add_explored_files(
+        &self,
+        Parameters(p): Parameters<AddExploredParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut rels = Vec::new();
+        for f in &p.files {
+            match self.shared.repo.resolve(f) {
+                Ok(abs) if abs.is_file() => rels.push(self.shared.repo.rel(&abs)),
+                Ok(_) => return failure(format!("`{f}` is not a file")),
+                Err(e) => return failure(e),
+            }
+        }
+        let rels2 = rels.clone();
+        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
+            s.explored.extend(rels2.iter().cloned());
+            s.files_seen.extend(rels2.iter().cloned());
+            let phase = s.phase;
+            s.evidence.push(crate::learn::Evidence {
+                tool: "add_explored_files".into(),
+                params: serde_json::json!({ "files": rels2 }),
+                summary: format!("{} file(s) added as explored", rels2.len()),
+                files: rels2,
+                at: index::now_secs(),
+                phase,
+            });
+        }) {
+            Ok(r) => r,
+            Err(e) => return Shared::session_error(e),
+        };
+        let v = view(&s);
+        let text = format!("added {rels:?}. {}", view_text(&v));
+        success(&v, text)
+    }
+
+    /// Recovery: returns the session to EXPLORATION, keeping (default) or clearing the understanding, hypotheses and explored files.
+    #[tool(annotations(
+        title = "Revert to exploration",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn revert_to_exploration(
+        &self,
+        Parameters(p): Parameters<RevertParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
+            s.phase = Phase::Exploration;
+            if !p.keep_results {
+                s.understanding = None;
+                s.last_assessment = None;
+                s.hypotheses.clear();
+                s.explored.clear();
+            }
+        }) {
+            Ok(r) => r,
+            Err(e) => return Shared::session_error(e),
+        };
+        let v = view(&s);
+        let text = view_text(&v);
+        success(&v, text)
+    }
+
+    /// Records how the work ended. success: writes .code-intel/agreements/<id>.md, adds the agreement to the map table (found by later sessions) and learns (term, symbol) pairs; failure/partial: logged with phase and cause for get_improvement_insights.
+    #[tool(annotations(
+        title = "Record outcome",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn record_outcome(
+        &self,
+        Parameters(p): Parameters<RecordOutcomeParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let s = match self.shared.sessions.get(&p.session_id) {
+            Ok(s) => s,
+            Err(e) => return Shared::session_error(e),
+        };
+        let u = s.understanding.clone().unwrap_or_default();
+        let mut symbols: Vec<String> = u.symbols_identified.clone();
+        symbols.extend(
+            s.hypotheses
+                .iter()
+                .filter(|h| h.state == HypothesisState::Fact)
+                .map(|h| h.symbol.clone()),
+        );
+        symbols.dedup();
+        let files: Vec<String> = u
+            .files_analyzed
+            .iter()
+            .chain(&s.writes_allowed)
+            .cloned()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let mut out = serde_json::json!({ "session_id": s.id, "outcome": p.outcome });
+        if p.outcome == Outcome::Success {
+            let path = match self.shared.sessions.write_agreement(&s, &symbols, &files) {
+                Ok(p) => p,
+                Err(e) => return Shared::session_error(e),
+            };
+            out["agreement"] = serde_json::json!(self.shared.repo.rel(&path));
+            // The map row makes the agreement findable at once.
+            let map_added = match (self.shared.embedder(), self.shared.store(false).await) {
+                (Ok(embedder), Ok(store)) => {
+                    let q = s.query.clone();
+                    match blocking(move || embedder.embed_query(&q)).await? {
+                        Ok(v) => store
+                            .add_agreement(&s.id, &s.query, &symbols, &files, &v)
+                            .await
+                            .map_err(|e| e.to_string()),
+                        Err(e) => Err(e.to_string()),
+                    }
+                }
+                (Err(r), _) => Err(r
+                    .content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default()),
+                (_, Err(e)) => Err(e),
+            };
+            out["map_added"] = serde_json::json!(map_added.is_ok());
+            if let Err(e) = map_added {
+                out["map_error"] = serde_json::json!(e);
+            }
+            let term = s
+                .frame
+                .get(&SlotName::TargetFeature)
+                .map_or_else(|| s.query.clone(), |t| t.quote.clone());
+            let pairs: Vec<LearnedPair> = symbols
+                .iter()
+                .map(|sym| LearnedPair {
+                    term: term.clone(),
+                    symbol: sym.clone(),
+                    session_id: s.id.clone(),
+                    learned_at: index::now_secs(),
+                })
+                .collect();
+            let shared = Arc::clone(&self.shared);
+            let kept = blocking(move || {
+                let defs = shared.definition_index();
+                let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+                shared
+                    .sessions
+                    .add_learned_pairs(pairs, |p| symbol_in(&defs, &names, &p.symbol))
+            })
+            .await?;
+            out["learned_pairs"] = serde_json::json!(kept.ok());
+        }
+        let record = serde_json::json!({
+            "at": index::now_secs(), "session_id": s.id, "outcome": p.outcome, "intent": s.intent,
+            "risk": s.risk, "phase": s.phase, "tools_used": s.tools_used, "refusals": s.refusals.len(),
+            "failure_point": p.failure_point, "analysis": p.analysis,
+        });
+        if let Err(e) = self.shared.sessions.log("outcomes", &record) {
+            return Shared::session_error(e);
+        }
+        let outcome = format!("{:?}", p.outcome).to_lowercase();
+        if let Err(e) = self
+            .shared
+            .sessions
+            .update(&s.id, |s| s.outcome = Some(outcome))
+        {
+            return Shared::session_error(e);
+        }
+        let text = format!("outcome recorded: {out}");
+        success(&out, text)
+    }
+
+    /// One session in detail: evidence per tool, refusals, hypotheses, outcome.
+    #[tool(annotations(
+        title = "Session analysis",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_session_analysis(
+        &self,
+        Parameters(p): Parameters<SessionParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let s = match self.shared.sessions.get(&p.session_id) {
+            Ok(s) => s,
+            Err(e) => return Shared::session_error(e),
+        };
+        let mut per_tool: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &s.evidence {
+            *per_tool.entry(e.tool.as_str()).or_default() += 1;
+        }
+        let out = serde_json::json!({
+            "session": view(&s),
+            "calls_per_tool": per_tool,
+            "relevance_checks": s.relevance,
+            "writes_allowed": s.writes_allowed,
+            "outcome": s.outcome,
+            "duration_seconds": s.updated_at.saturating_sub(s.created_at),
+        });
+        let text = format!(
+            "{} tool calls, {} refusals, outcome {:?}",
+            s.evidence.len(),
+            s.refusals.len(),
+            s.outcome
+        );
+        success(&out, text)
+    }
+
+    /// Failure correlations over all recorded outcomes: by tool used, by risk level and by failure point.
+    #[tool(annotations(
+        title = "Improvement insights",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_improvement_insights(&self) -> Result<CallToolResult, ErrorData> {
+        let insights = crate::learn::insights(&self.shared.sessions.read_log("outcomes"));
+        let text = insights.summary();
+        success(&insights, text)
+    }
+}

@@ -1,0 +1,180 @@
+"""End-to-end: the session gate through the real binary and MCP client on
+the fixture — a vague and a precise request, every refusal kind, the
+SEMANTIC/VERIFICATION detour, the learning loop and a server restart."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import make_repo, serve
+
+pytestmark = pytest.mark.anyio
+
+VAGUE = "ログイン機能直して"
+PRECISE = "ログイン機能でパスワードが空のときエラーが出ないので修正して"
+
+
+async def refused(c, tool, **args):
+    r = await c.session.call_tool(tool, args)
+    assert r.is_error, f"{tool} should be refused: {r.structured_content}"
+    body = json.loads(r.content[0].text)
+    assert body["error"] == "gate_refused" and body["recovery_options"], body
+    return body
+
+
+async def explore(c, sid):
+    for tool, args in [
+        ("find_definitions", {"symbol": "authenticate"}),
+        ("find_references", {"symbol": "authenticate"}),
+        ("search_text", {"pattern": "invalid credentials"}),
+        ("get_function_at_line", {"file": "app/auth/service.py", "line": 18}),
+        ("get_symbols", {"path": "app"}),
+        ("get_symbols", {"path": "config"}),
+    ]:
+        await c.call(tool, session_id=sid, **args)
+
+
+async def test_vague_request_is_gated_until_evidence_then_learns(tmp_path):
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        s = await c.call("start_session", intent="MODIFY", query=VAGUE)
+        sid = s["session_id"]
+        assert s["phase"] == "EXPLORATION" and s["extraction_prompt"] and s["map_hint"] is None
+
+        # Shortcuts refused: forest search and writes before READY.
+        await refused(c, "semantic_search", query="ログイン", collection="forest", session_id=sid)
+        body = await refused(c, "check_write_target", session_id=sid, file_path="app/auth/service.py")
+        assert "READY" in body["message"]
+        await refused(c, "submit_understanding", session_id=sid, symbols_identified=["authenticate"])  # no frame yet
+
+        f = await c.call("set_query_frame", session_id=sid, slots={
+            "target_feature": {"value": "login", "quote": "ログイン機能"},
+            "desired_action": {"value": "fix", "quote": "直して"},
+            "observed_issue": {"value": "empty password accepted", "quote": "パスワードが空"},
+        })
+        assert [r["slot"] for r in f["rejected"]] == ["observed_issue"]  # hallucinated quote
+        assert f["risk_level"] == "HIGH" and f["requirements"]["symbols"] == 5
+        assert {g["slot"] for g in f["guidance"]} == {"trigger_condition", "observed_issue"}
+
+        # Claims are checked against the code.
+        u = await c.call("submit_understanding", session_id=sid, symbols_identified=["LoginManager", "authenticate"],
+                         files_analyzed=["app/auth/service.py", "nope.py"])
+        assert u["phase"] == "EXPLORATION"
+        claims = " ".join(u["assessment"]["rejected_claims"])
+        assert "LoginManager" in claims and "nope.py" in claims and "was not seen" in claims
+
+        await explore(c, sid)
+        rel = await c.call("validate_symbol_relevance", session_id=sid, nl_term="ログイン",
+                           symbols=["authenticate", "generate_monthly_report"], code_evidence="app/auth/service.py:14")
+        tiers = {r["symbol"]: r["tier"] for r in rel["results"]}
+        assert tiers["authenticate"] in ("fact", "grey")
+        err = await c.call_error("validate_symbol_relevance", session_id=sid, nl_term="x", symbols=["a"], code_evidence=" ")
+        assert "code_evidence" in err
+
+        u = await c.call("submit_understanding", session_id=sid,
+                         symbols_identified=["AuthService", "authenticate", "hash_password", "main", "ConfigLoader"],
+                         entry_points=["main", "authenticate"],
+                         existing_patterns=[{"name": "service class", "files": ["app/auth/service.py"]},
+                                            {"name": "json config loader", "files": ["config/settings.py"]}],
+                         files_analyzed=["app/auth/service.py", "app/cli.py", "app/report.py", "config/settings.py"],
+                         slot_evidence={"target_feature": "app/auth/service.py:14 authenticate",
+                                        "observed_issue": "app/auth/service.py:17 empty password check"})
+        assert u["phase"] == "READY", u
+        assert u["confidence"] == 1.0
+
+        ok = await c.call("check_write_target", session_id=sid, file_path="app/auth/service.py")
+        assert ok["allowed"]
+        body = await refused(c, "check_write_target", session_id=sid, file_path="web/cart.js")
+        assert "add_explored_files" in body["recovery_options"]
+        await refused(c, "check_write_target", session_id=sid, file_path="app/auth/helpers.py")
+        ok = await c.call("check_write_target", session_id=sid, file_path="app/auth/helpers.py", allow_new_files=True)
+        assert ok["allowed"]
+        out = await c.call("record_outcome", session_id=sid, outcome="success", analysis="fixed empty password")
+        assert out["map_added"] is True and out["learned_pairs"] >= 5
+        assert (repo / ".code-intel" / "agreements" / f"{sid}.md").read_text().startswith("# Agreement")
+
+        # A second session on the same request is pointed at the agreement.
+        s2 = await c.call("start_session", intent="MODIFY", query=VAGUE)
+        assert s2["map_hint"] and "authenticate" in s2["map_hint"]["symbols"]
+        r = await c.call("semantic_search", query=VAGUE)
+        assert r["short_circuit"] is True and r["results"] == [] and r["map_results"]
+        analysis = await c.call("get_session_analysis", session_id=sid)
+        assert analysis["calls_per_tool"]["find_definitions"] == 1 and analysis["outcome"] == "success"
+        assert len(analysis["session"]["refusals"]) >= 5
+
+    # Restart: the session and the logs survive.
+    async with serve(repo) as c:
+        st = await c.call("get_session_status", session_id=sid)
+        assert st["phase"] == "READY" and "app/auth/service.py" in st["explored_files"]
+        ok = await c.call("check_write_target", session_id=sid, file_path="app/auth/service.py")
+        assert ok["allowed"]
+        ins = await c.call("get_improvement_insights")
+        assert ins["sessions"] == 1 and ins["successes"] == 1
+
+
+async def test_precise_request_fast_path_and_semantic_detour(tmp_path):
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        sid = (await c.call("start_session", intent="MODIFY", query=PRECISE))["session_id"]
+        f = await c.call("set_query_frame", session_id=sid, slots={
+            "target_feature": {"value": "login", "quote": "ログイン機能"},
+            "trigger_condition": {"value": "empty password", "quote": "パスワードが空のとき"},
+            "observed_issue": {"value": "no error", "quote": "エラーが出ない"},
+            "desired_action": {"value": "fix", "quote": "修正して"},
+        })
+        assert f["rejected"] == [] and f["missing_slots"] == [] and f["risk_level"] == "LOW"
+        assert f["requirements"]["symbols"] == 3
+
+        # Asking for SEMANTIC before trying the exact tools is refused.
+        u = await c.call("submit_understanding", session_id=sid, symbols_identified=[],
+                         semantic_reasons={"symbols": "no_definition_found"})
+        assert u["phase"] == "EXPLORATION" and "tried" in u["note"]
+        await explore(c, sid)
+        u = await c.call("submit_understanding", session_id=sid, symbols_identified=["authenticate"],
+                         files_analyzed=["app/auth/service.py"],
+                         semantic_reasons={"symbols": "no_definition_found", "entry_points": "no_reference_found",
+                                           "files": "context_fragmented", "patterns": "no_similar_implementation"})
+        assert u["phase"] == "SEMANTIC", u
+        await refused(c, "find_definitions", symbol="authenticate", session_id=sid)  # exploration tools blocked
+        await refused(c, "submit_semantic", session_id=sid,
+                      hypotheses=[{"symbol": "x", "file": "app/cli.py", "slot_source": "symbols", "reason": "r"}])
+        await c.call("semantic_search", query="パスワードのハッシュ", collection="forest", session_id=sid)
+        v = await c.call("submit_semantic", session_id=sid, hypotheses=[
+            {"symbol": "hash_password", "file": "app/auth/service.py", "slot_source": "symbols", "reason": "hashing"},
+            {"symbol": "main", "file": "app/cli.py", "slot_source": "entry_points", "reason": "cli login"},
+            {"symbol": "generate_monthly_report", "file": "app/report.py", "slot_source": "symbols", "reason": "noise"},
+        ])
+        assert v["phase"] == "VERIFICATION"
+        await refused(c, "semantic_search", query="x", collection="forest", session_id=sid)
+        await refused(c, "check_write_target", session_id=sid, file_path="app/auth/service.py")
+        await c.call("get_function_at_line", file="app/cli.py", line=8, session_id=sid)
+        v = await c.call("submit_verification", session_id=sid, results=[
+            {"symbol": "hash_password", "confirmed": True, "evidence": "app/auth/service.py:24 def hash_password"},
+            {"symbol": "main", "confirmed": True, "evidence": "app/cli.py:8 calls authenticate"},
+        ])
+        assert v["phase"] == "VERIFICATION"  # one hypothesis left unverified
+        v = await c.call("submit_verification", session_id=sid, results=[
+            {"symbol": "generate_monthly_report", "confirmed": False},
+        ])
+        assert v["phase"] in ("READY", "EXPLORATION")
+        states = {h["symbol"]: h["state"] for h in v["hypotheses"]}
+        assert states == {"hash_password": "FACT", "main": "FACT", "generate_monthly_report": "REJECTED"}
+        if v["phase"] == "EXPLORATION":
+            u = await c.call("submit_understanding", session_id=sid,
+                             symbols_identified=["authenticate", "hash_password", "main"], entry_points=["authenticate"],
+                             existing_patterns=[{"name": "service", "files": ["app/auth/service.py"]}],
+                             files_analyzed=["app/auth/service.py", "app/cli.py"])
+            assert u["phase"] == "READY", u
+        body = await refused(c, "check_write_target", session_id=sid, file_path="app/report.py")
+        assert "rejected hypothesis" in body["message"]
+        r = await c.call("revert_to_exploration", session_id=sid, keep_results=False)
+        assert r["phase"] == "EXPLORATION" and r["hypotheses"] == [] and r["explored_files"] == []
+        out = await c.call("record_outcome", session_id=sid, outcome="failure", failure_point="exploration")
+        assert "agreement" not in out
+        ins = await c.call("get_improvement_insights")
+        assert ins["failures"] == 1 and ins["by_failure_point"] == {"exploration": 1}
