@@ -16,7 +16,7 @@ use super::code_tools::{qualifier_matches, split_qualified};
 use super::{CodeIntel, Shared, blocking, error_json, failure, success};
 use crate::index;
 use crate::learn::{Hypothesis, LearnedPair, RelevanceCheck, Session};
-use crate::relevance::{self, CALIBRATED, Tier};
+use crate::relevance::{self, CALIBRATED};
 use crate::session::{
     self, BEFORE_SEMANTIC, HypothesisState, Intent, PatternClaim, Phase, Requirement,
     SemanticReason, Slot, SlotName, Understanding,
@@ -473,21 +473,57 @@ impl CodeIntel {
         .into_iter()
         .filter_map(|(n, s)| s.map(|s| (n, s)))
         .collect();
+        let query = match self.shared.sessions.get(&p.session_id) {
+            Ok(s) => s.query,
+            Err(e) => return Shared::session_error(e),
+        };
+        let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
+        // Value/quote consistency: a value that means something else than its
+        // quote (below the calibrated reject threshold) is rejected too. Needs
+        // the model; without it the check is skipped and said so.
+        let mut consistency = serde_json::Map::new();
+        let consistency_checked = match self.shared.embedder() {
+            Ok(embedder) => {
+                let names: Vec<SlotName> = frame.keys().copied().collect();
+                let pairs: Vec<(String, String)> = frame
+                    .values()
+                    .map(|s| (s.value.clone(), s.quote.clone()))
+                    .collect();
+                match blocking(move || relevance::score_pairs(embedder.as_ref(), &pairs)).await? {
+                    Ok(scores) => {
+                        for (name, score) in names.into_iter().zip(scores) {
+                            consistency.insert(format!("{name:?}"), serde_json::json!(score));
+                            if score < CALIBRATED.reject {
+                                frame.remove(&name);
+                                rejected.push(session::SlotRejection {
+                                    slot: name,
+                                    reason: format!("value does not match its quote (similarity {score:.3} < {:.3})", CALIBRATED.reject),
+                                });
+                            }
+                        }
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
+            Err(_) => false,
+        };
+        let frame2 = frame.clone();
         let result = self.shared.sessions.update(&p.session_id, |s| {
-            let (frame, rejected) = session::verify_frame(&s.query, &slots);
-            s.frame = frame;
+            s.frame = frame2;
             s.frame_set = true;
             s.rescore();
-            rejected
         });
-        let (rejected, s) = match result {
-            Ok(r) => r,
+        let s = match result {
+            Ok((_, s)) => s,
             Err(e) => return Shared::session_error(e),
         };
         let missing = session::missing_slots(&s.frame);
         let out = serde_json::json!({
             "accepted": s.frame,
             "rejected": rejected,
+            "consistency_checked": consistency_checked,
+            "consistency": consistency,
             "missing_slots": missing,
             "risk_level": s.risk,
             "requirements": s.requirements,
@@ -683,6 +719,18 @@ impl CodeIntel {
             Ok(e) => e,
             Err(r) => return Ok(*r),
         };
+        // A symbol with no definition is rejected whatever its score.
+        let shared = Arc::clone(&self.shared);
+        let wanted = p.symbols.clone();
+        let undefined: HashSet<String> = blocking(move || {
+            let defs = shared.definition_index();
+            let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+            wanted
+                .into_iter()
+                .filter(|s| !symbol_in(&defs, &names, s))
+                .collect()
+        })
+        .await?;
         let pairs: Vec<(String, String)> = p
             .symbols
             .iter()
@@ -701,10 +749,14 @@ impl CodeIntel {
                 nl_term: p.nl_term.clone(),
                 symbol: sym.clone(),
                 score,
-                tier: format!("{:?}", CALIBRATED.classify(score)).to_lowercase(),
+                tier: if undefined.contains(sym) {
+                    "reject".to_string()
+                } else {
+                    format!("{:?}", CALIBRATED.classify(score)).to_lowercase()
+                },
             })
             .collect();
-        let grey = scores.iter().any(|s| CALIBRATED.classify(*s) == Tier::Grey);
+        let grey = checks.iter().any(|c| c.tier == "grey");
         let rejected: Vec<&RelevanceCheck> = checks.iter().filter(|c| c.tier == "reject").collect();
         let learned: Vec<LearnedPair> = self
             .shared
@@ -730,6 +782,7 @@ impl CodeIntel {
             "risk_level": s.risk,
             "risk_forced_high": grey,
             "learned_pairs": learned,
+            "undefined_symbols": undefined,
             "guidance": if rejected.is_empty() { serde_json::Value::Null } else {
                 serde_json::json!(format!("{} symbol(s) do not match `{}`: look again with find_definitions / search_text for the term's meaning, or semantic_search(map)", rejected.len(), p.nl_term))
             },

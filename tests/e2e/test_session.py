@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_repo, serve
+from test_cli import run
 
 pytestmark = pytest.mark.anyio
 
@@ -56,6 +57,7 @@ async def test_vague_request_is_gated_until_evidence_then_learns(tmp_path):
             "observed_issue": {"value": "empty password accepted", "quote": "パスワードが空"},
         })
         assert [r["slot"] for r in f["rejected"]] == ["observed_issue"]  # hallucinated quote
+        assert f["consistency_checked"] is True and len(f["consistency"]) == 2
         assert f["risk_level"] == "HIGH" and f["requirements"]["symbols"] == 5
         assert {g["slot"] for g in f["guidance"]} == {"trigger_condition", "observed_issue"}
 
@@ -71,6 +73,9 @@ async def test_vague_request_is_gated_until_evidence_then_learns(tmp_path):
                            symbols=["authenticate", "generate_monthly_report"], code_evidence="app/auth/service.py:14")
         tiers = {r["symbol"]: r["tier"] for r in rel["results"]}
         assert tiers["authenticate"] in ("fact", "grey")
+        rel = await c.call("validate_symbol_relevance", session_id=sid, nl_term="ログイン",
+                           symbols=["LoginManager"], code_evidence="app/auth/service.py:14")
+        assert rel["results"][0]["tier"] == "reject" and rel["undefined_symbols"] == ["LoginManager"]
         err = await c.call_error("validate_symbol_relevance", session_id=sid, nl_term="x", symbols=["a"], code_evidence=" ")
         assert "code_evidence" in err
 
@@ -113,6 +118,8 @@ async def test_vague_request_is_gated_until_evidence_then_learns(tmp_path):
         assert ok["allowed"]
         ins = await c.call("get_improvement_insights")
         assert ins["sessions"] == 1 and ins["successes"] == 1
+    cli = json.loads(run("insights", "--repo", str(repo), "--json").stdout)
+    assert cli["sessions"] == 1 and cli["by_risk"]["HIGH"]["sessions"] == 1
 
 
 async def test_precise_request_fast_path_and_semantic_detour(tmp_path):
