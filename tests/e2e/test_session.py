@@ -179,9 +179,21 @@ async def test_precise_request_fast_path_and_semantic_detour(tmp_path):
             assert u["phase"] == "READY", u
         body = await refused(c, "check_write_target", session_id=sid, file_path="app/report.py")
         assert "rejected hypothesis" in body["message"]
-        r = await c.call("revert_to_exploration", session_id=sid, keep_results=False)
+        ok = await c.call("check_write_target", session_id=sid, file_path="app/auth/service.py")
+        assert ok["allowed"]
+        out = await c.call("record_outcome", session_id=sid, outcome="success")
+        assert out["map_added"] is True
+
+        # Recovery and a failed outcome in a second session, side by side.
+        sid2 = (await c.call("start_session", intent="INVESTIGATE", query="how are invoices downloaded?"))["session_id"]
+        await c.call("find_definitions", symbol="download", session_id=sid2)
+        u = await c.call("submit_understanding", session_id=sid2, symbols_identified=["download"],
+                         files_analyzed=["app/Http/Controllers/InvoiceController.php"])
+        assert u["phase"] == "READY"
+        r = await c.call("revert_to_exploration", session_id=sid2, keep_results=False)
         assert r["phase"] == "EXPLORATION" and r["hypotheses"] == [] and r["explored_files"] == []
-        out = await c.call("record_outcome", session_id=sid, outcome="failure", failure_point="exploration")
+        out = await c.call("record_outcome", session_id=sid2, outcome="failure", failure_point="exploration")
         assert "agreement" not in out
         ins = await c.call("get_improvement_insights")
-        assert ins["failures"] == 1 and ins["by_failure_point"] == {"exploration": 1}
+        assert ins["sessions"] == 2 and ins["failures"] == 1 and ins["by_failure_point"] == {"exploration": 1}
+        assert (await c.call("get_session_status", session_id=sid))["phase"] == "READY"
