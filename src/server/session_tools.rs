@@ -17,9 +17,10 @@ use super::{CodeIntel, Shared, blocking, error_json, failure, success};
 use crate::index;
 use crate::learn::{Hypothesis, LearnedPair, RelevanceCheck, Session};
 use crate::relevance::{self, CALIBRATED};
+use crate::search::symbols::Definition;
 use crate::session::{
-    self, BEFORE_SEMANTIC, HypothesisState, Intent, PatternClaim, Phase, Requirement,
-    SemanticReason, Slot, SlotName, Understanding,
+    self, BEFORE_SEMANTIC, HypothesisState, Intent, Phase, Requirement, SemanticReason, Slot,
+    SlotName, Understanding,
 };
 
 /// Parameters of `start_session`.
@@ -69,21 +70,8 @@ pub struct SetQueryFrameParams {
 pub struct SubmitUnderstandingParams {
     /// The id returned by start_session.
     pub session_id: String,
-    /// Symbols that matter for the change (names as find_definitions knows them; `Class::method` allowed).
-    #[serde(default)]
-    pub symbols_identified: Vec<String>,
-    /// Where the behaviour starts (must be among symbols_identified).
-    #[serde(default)]
-    pub entry_points: Vec<String>,
-    /// Conventions to follow, each with files that show it.
-    #[serde(default)]
-    pub existing_patterns: Vec<PatternClaim>,
-    /// Repo-relative files read with code tools in this session.
-    #[serde(default)]
-    pub files_analyzed: Vec<String>,
-    /// Slot → code evidence (file:line, symbol) that backs it.
-    #[serde(default)]
-    pub slot_evidence: BTreeMap<SlotName, String>,
+    #[serde(flatten)]
+    pub understanding: Understanding,
     /// To enter SEMANTIC when exact tools found nothing: a reason per missing requirement (symbols: no_definition_found | architecture_unknown; entry_points: no_definition_found | no_reference_found; patterns: no_similar_implementation | architecture_unknown; files: context_fragmented | architecture_unknown).
     #[serde(default)]
     pub semantic_reasons: BTreeMap<Requirement, SemanticReason>,
@@ -339,24 +327,39 @@ impl Shared {
         })))
     }
 
-    /// Names of every definition in the repository (parses on first use,
-    /// then cached per file).
-    fn definition_index(&self) -> Vec<(String, crate::search::symbols::Definition)> {
+    /// Every definition in the repository (parses on first use, then cached
+    /// per file). CPU-bound: call it on the blocking pool.
+    fn known_symbols(&self) -> KnownSymbols {
         let root = self.repo.root().to_path_buf();
-        self.symbols
+        let defs: Vec<Definition> = self
+            .symbols
             .scan(&self.repo, &self.config, &root, None)
             .map(|files| {
                 files
                     .into_iter()
-                    .flat_map(|(_, s)| {
-                        s.definitions
-                            .clone()
-                            .into_iter()
-                            .map(|d| (d.name.clone(), d))
-                    })
+                    .flat_map(|(_, s)| s.definitions.clone())
                     .collect()
             })
-            .unwrap_or_default()
+            .unwrap_or_default();
+        KnownSymbols {
+            names: defs.iter().map(|d| d.name.clone()).collect(),
+            defs,
+        }
+    }
+
+    /// Checks an understanding against the code and the session's evidence.
+    /// CPU-bound: call it on the blocking pool.
+    fn assess(&self, s: &Session, u: &Understanding) -> session::Assessment {
+        let known = self.known_symbols();
+        let symbol_exists = |sym: &str| known.exists(sym);
+        let file_exists = |f: &str| self.file_exists(f);
+        let facts = session::Facts {
+            symbol_exists: &symbol_exists,
+            file_exists: &file_exists,
+            files_seen: &s.files_seen,
+            tools_used: &s.tools_used,
+        };
+        session::assess(&s.requirements, u, &facts)
     }
 
     fn file_exists(&self, rel: &str) -> bool {
@@ -364,18 +367,24 @@ impl Shared {
     }
 }
 
-/// True when `symbol` (plain or qualified) names a definition in `defs`.
-fn symbol_in(
-    defs: &[(String, crate::search::symbols::Definition)],
-    names: &HashSet<&str>,
-    symbol: &str,
-) -> bool {
-    let (qualifier, name) = split_qualified(symbol);
-    match qualifier {
-        None => names.contains(name.as_str()),
-        Some(q) => defs
-            .iter()
-            .any(|(n, d)| *n == name && qualifier_matches(&q, d)),
+/// Definitions of the repository, for existence checks of claimed symbols.
+struct KnownSymbols {
+    defs: Vec<Definition>,
+    names: HashSet<String>,
+}
+
+impl KnownSymbols {
+    /// True when `symbol` (plain or qualified: `Class::method`, `Class.method`,
+    /// `Ns\Class`) names a definition.
+    fn exists(&self, symbol: &str) -> bool {
+        let (qualifier, name) = split_qualified(symbol);
+        match qualifier {
+            None => self.names.contains(&name),
+            Some(q) => self
+                .defs
+                .iter()
+                .any(|d| d.name == name && qualifier_matches(&q, d)),
+        }
     }
 }
 
@@ -596,29 +605,10 @@ impl CodeIntel {
                 &["set_query_frame"],
             );
         }
-        let u = Understanding {
-            symbols_identified: p.symbols_identified,
-            entry_points: p.entry_points,
-            existing_patterns: p.existing_patterns,
-            files_analyzed: p.files_analyzed,
-            slot_evidence: p.slot_evidence,
-        };
+        let u = p.understanding;
         let shared = Arc::clone(&self.shared);
         let (u2, s2) = (u.clone(), s.clone());
-        let assessment = blocking(move || {
-            let defs = shared.definition_index();
-            let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
-            let symbol_exists = |sym: &str| symbol_in(&defs, &names, sym);
-            let file_exists = |f: &str| shared.file_exists(f);
-            let facts = session::Facts {
-                symbol_exists: &symbol_exists,
-                file_exists: &file_exists,
-                files_seen: &s2.files_seen,
-                tools_used: &s2.tools_used,
-            };
-            session::assess(&s2.requirements, &u2, &facts)
-        })
-        .await?;
+        let assessment = blocking(move || shared.assess(&s2, &u2)).await?;
         let missing: Vec<Requirement> = assessment.missing.keys().copied().collect();
         let tried: Vec<&str> = BEFORE_SEMANTIC
             .iter()
@@ -723,12 +713,8 @@ impl CodeIntel {
         let shared = Arc::clone(&self.shared);
         let wanted = p.symbols.clone();
         let undefined: HashSet<String> = blocking(move || {
-            let defs = shared.definition_index();
-            let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
-            wanted
-                .into_iter()
-                .filter(|s| !symbol_in(&defs, &names, s))
-                .collect()
+            let known = shared.known_symbols();
+            wanted.into_iter().filter(|s| !known.exists(s)).collect()
         })
         .await?;
         let pairs: Vec<(String, String)> = p
@@ -911,11 +897,10 @@ impl CodeIntel {
             .map(|r| r.symbol.clone())
             .collect();
         let missing_defs = blocking(move || {
-            let defs = shared.definition_index();
-            let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+            let known = shared.known_symbols();
             symbols
                 .into_iter()
-                .filter(|s| !symbol_in(&defs, &names, s))
+                .filter(|s| !known.exists(s))
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -975,24 +960,9 @@ impl CodeIntel {
         if s.phase == Phase::Exploration {
             let shared = Arc::clone(&self.shared);
             let s2 = s.clone();
-            let a = blocking(move || {
-                let defs = shared.definition_index();
-                let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
-                let symbol_exists = |sym: &str| symbol_in(&defs, &names, sym);
-                let file_exists = |f: &str| shared.file_exists(f);
-                let facts = session::Facts {
-                    symbol_exists: &symbol_exists,
-                    file_exists: &file_exists,
-                    files_seen: &s2.files_seen,
-                    tools_used: &s2.tools_used,
-                };
-                session::assess(
-                    &s2.requirements,
-                    &s2.understanding.clone().unwrap_or_default(),
-                    &facts,
-                )
-            })
-            .await?;
+            let a =
+                blocking(move || shared.assess(&s2, &s2.understanding.clone().unwrap_or_default()))
+                    .await?;
             let ready = a.complete();
             note = if ready {
                 "all hypotheses settled and requirements met: READY".into()
@@ -1230,11 +1200,10 @@ impl CodeIntel {
                 .collect();
             let shared = Arc::clone(&self.shared);
             let kept = blocking(move || {
-                let defs = shared.definition_index();
-                let names: HashSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+                let known = shared.known_symbols();
                 shared
                     .sessions
-                    .add_learned_pairs(pairs, |p| symbol_in(&defs, &names, &p.symbol))
+                    .add_learned_pairs(pairs, |p| known.exists(&p.symbol))
             })
             .await?;
             out["learned_pairs"] = serde_json::json!(kept.ok());

@@ -336,15 +336,19 @@ pub struct PatternClaim {
 /// What the agent claims to understand (`submit_understanding`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Understanding {
+    /// Symbols that matter for the change (names as find_definitions knows them; `Class::method` allowed).
     #[serde(default)]
     pub symbols_identified: Vec<String>,
+    /// Where the behaviour starts (must be among symbols_identified).
     #[serde(default)]
     pub entry_points: Vec<String>,
+    /// Conventions to follow, each with files that show it.
     #[serde(default)]
     pub existing_patterns: Vec<PatternClaim>,
+    /// Repo-relative files read with code tools in this session.
     #[serde(default)]
     pub files_analyzed: Vec<String>,
-    /// Slot → code evidence (file:line, symbol) backing it.
+    /// Slot → code evidence (file:line, symbol) that backs it.
     #[serde(default)]
     pub slot_evidence: BTreeMap<SlotName, String>,
 }
