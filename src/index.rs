@@ -540,6 +540,32 @@ async fn run_sync(
     Ok(report)
 }
 
+/// Files whose size or mtime differ from the state, plus new and vanished
+/// files: what the next sync would look at (stat only, no reads).
+pub fn stale_files(repo: &Repo, config: &Config, state: &SyncState) -> usize {
+    let Ok(candidates) = walk(repo, config) else {
+        return 0;
+    };
+    let seen: HashSet<&str> = candidates.iter().map(|c| c.rel.as_str()).collect();
+    let changed = candidates
+        .iter()
+        .filter(|c| c.size <= config.max_file_size)
+        .filter(|c| !state.skipped.contains_key(&c.rel))
+        .filter(|c| {
+            state
+                .files
+                .get(&c.rel)
+                .is_none_or(|f| f.size != c.size || f.mtime_ns != c.mtime_ns)
+        })
+        .count();
+    changed
+        + state
+            .files
+            .keys()
+            .filter(|k| !seen.contains(k.as_str()))
+            .count()
+}
+
 /// How ready the index is, for replies that depend on it.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Readiness {

@@ -217,6 +217,27 @@ impl SessionStore {
         Ok((out, s))
     }
 
+    /// The active session: the most recently updated one without an
+    /// outcome, updated within `max_age_secs`. Reads files only (no model,
+    /// no index), so a hook can call it in milliseconds.
+    pub fn active(&self, max_age_secs: u64) -> Option<Session> {
+        let now = now_secs();
+        let mut newest: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&self.dir)
+            .ok()?
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        newest.sort_by_key(|e| std::cmp::Reverse(e.0));
+        newest
+            .into_iter()
+            .filter_map(|(_, p)| {
+                serde_json::from_str::<Session>(&std::fs::read_to_string(p).ok()?).ok()
+            })
+            .find(|s| s.outcome.is_none())
+            .filter(|s| now.saturating_sub(s.updated_at) <= max_age_secs)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }

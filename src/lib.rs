@@ -9,6 +9,7 @@
 //! transport writes to stdout.
 
 pub mod chunk;
+pub mod client;
 pub mod config;
 pub mod embed;
 pub mod index;

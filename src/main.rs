@@ -62,6 +62,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Set a repository up: .code-intel/config.json, .gitignore, .mcp.json,
+    /// Claude Code /code and /outcome commands (and with --hooks the write
+    /// gate hook); prints the Cursor snippet (written with --cursor).
+    Init {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Install the Claude Code PreToolUse hook in .claude/settings.json.
+        #[arg(long)]
+        hooks: bool,
+        /// Write .cursor/mcp.json too.
+        #[arg(long)]
+        cursor: bool,
+        /// Show what would change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Hooks for coding clients (reads the client's JSON on stdin).
+    Hook {
+        #[command(subcommand)]
+        event: HookEvent,
+    },
+    /// Check the installation and the index; explain each problem with its fix.
+    Doctor {
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Failure correlations from recorded session outcomes.
     Insights {
         #[arg(long, default_value = ".")]
@@ -102,6 +130,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum HookEvent {
+    /// Claude Code PreToolUse: denies Edit/Write/MultiEdit/NotebookEdit that
+    /// the active code-intel session may not make; allows everything else.
+    PreToolUse,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -175,6 +210,16 @@ async fn run(cli: Cli) -> Result<()> {
         } => search_cmd(&repo, &query, limit, collection, json).await,
         Command::Status { repo, json } => status_cmd(&repo, json).await,
         Command::Insights { repo, json } => insights_cmd(&repo, json),
+        Command::Init {
+            path,
+            hooks,
+            cursor,
+            dry_run,
+        } => init_cmd(&path, hooks, cursor, dry_run),
+        Command::Hook {
+            event: HookEvent::PreToolUse,
+        } => hook_cmd(),
+        Command::Doctor { repo, json } => doctor_cmd(&repo, json).await,
         Command::Calibrate {
             pairs,
             map_pairs,
@@ -504,4 +549,195 @@ fn insights_cmd(repo: &Path, json: bool) -> Result<()> {
         write!(out, "{}", insights.summary())?;
     }
     Ok(())
+}
+
+fn init_cmd(path: &Path, hooks: bool, cursor: bool, dry_run: bool) -> Result<()> {
+    let repo =
+        Repo::open(path).with_context(|| format!("cannot open repository {}", path.display()))?;
+    let exe = std::env::current_exe().context("cannot locate the code-intel executable")?;
+    let changes = code_intel::client::init(&repo, &exe, hooks, cursor, dry_run)
+        .map_err(anyhow::Error::msg)?;
+    let mut out = std::io::stdout().lock();
+    for c in &changes {
+        writeln!(
+            out,
+            "{:<10} {}",
+            if dry_run && c.action != "unchanged" {
+                format!("would be {}", c.action)
+            } else {
+                c.action.clone()
+            },
+            c.file
+        )?;
+    }
+    if !cursor {
+        writeln!(
+            out,
+            "\nCursor: put this in .cursor/mcp.json (or run init --cursor):\n{}",
+            code_intel::client::mcp_snippet(&exe)
+        )?;
+    }
+    Ok(())
+}
+
+fn hook_cmd() -> Result<()> {
+    let mut input = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+    // A payload we cannot read is allowed: the hook must never wedge the client.
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&input) else {
+        return Ok(());
+    };
+    if let Some(deny) = code_intel::client::pre_tool_use(&v) {
+        writeln!(std::io::stdout().lock(), "{deny}")?;
+    }
+    Ok(())
+}
+
+async fn doctor_cmd(repo: &Path, json: bool) -> Result<()> {
+    let mut checks: Vec<(&str, bool, String)> = Vec::new();
+    let repo =
+        Repo::open(repo).with_context(|| format!("cannot open repository {}", repo.display()))?;
+    checks.push((
+        "binary",
+        true,
+        format!("code-intel {}", env!("CARGO_PKG_VERSION")),
+    ));
+    let config = match Config::load(repo.root()) {
+        Ok(c) => {
+            checks.push((
+                "config",
+                true,
+                "valid (.code-intel/config.json or defaults)".into(),
+            ));
+            c
+        }
+        Err(e) => {
+            checks.push(("config", false, format!("{e}")));
+            Config::default()
+        }
+    };
+    match embed::find_runtime(&config) {
+        Ok(r) => checks.push((
+            "onnx_runtime",
+            true,
+            format!(
+                "{} (version {})",
+                r.path.display(),
+                r.version.as_deref().unwrap_or("unknown")
+            ),
+        )),
+        Err(e) => checks.push(("onnx_runtime", false, e.to_string())),
+    }
+    let model_size = |dir: &Path| -> u64 { walk_size(dir) };
+    match &config.model_dir {
+        Some(dir) if embed::model_present(&config) => checks.push(("model", true, format!("{} ({} MB)", dir.display(), model_size(dir) / 1_000_000))),
+        Some(dir) => checks.push(("model", false, format!("model_dir {} lacks model.onnx or tokenizer files; point model_dir at a complete model directory", dir.display()))),
+        None if embed::model_present(&config) => {
+            let dir = config.resolved_model_cache_dir();
+            checks.push(("model", true, format!("{} in {} ({} MB)", config.embedding_model, dir.display(), model_size(&dir) / 1_000_000)))
+        }
+        None => checks.push(("model", true, format!("not downloaded yet: fastembed fetches {} (~470 MB) into {} on first use; offline, set model_dir", config.embedding_model, config.resolved_model_cache_dir().display()))),
+    }
+    let state = SyncState::load(&repo);
+    let lance = repo.state_dir().join("lance");
+    if lance.exists() {
+        match Store::open(&lance, E5_DIM).await {
+            Ok(s) => {
+                let rows = s.forest_rows().await.unwrap_or(0);
+                let ok = rows == state.chunk_count();
+                checks.push((
+                    "index",
+                    ok,
+                    format!(
+                        "forest {rows} rows, map {} rows, sync_state {} files / {} chunks{}",
+                        s.map_rows().await.unwrap_or(0),
+                        state.files.len(),
+                        state.chunk_count(),
+                        if ok {
+                            ""
+                        } else {
+                            " — rows and state disagree: run `code-intel index`"
+                        }
+                    ),
+                ));
+            }
+            Err(e) => checks.push(("index", false, e.to_string())),
+        }
+        let stale = index::stale_files(&repo, &config, &state);
+        checks.push(("index_freshness", true, if stale == 0 { "no file changed since the last sync".into() } else { format!("{stale} file(s) changed since the last sync: run `code-intel index` (serve syncs on start)") }));
+    } else {
+        checks.push((
+            "index",
+            true,
+            "not built yet: run `code-intel index`".into(),
+        ));
+    }
+    let mcp = std::fs::read_to_string(repo.root().join(".mcp.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let registered = mcp
+        .as_ref()
+        .is_some_and(|v| !v["mcpServers"]["code-intel"].is_null());
+    checks.push((
+        "mcp_json",
+        true,
+        if registered {
+            ".mcp.json registers code-intel".into()
+        } else {
+            "no code-intel entry in .mcp.json: run `code-intel init`".into()
+        },
+    ));
+    let settings =
+        std::fs::read_to_string(repo.root().join(".claude/settings.json")).unwrap_or_default();
+    checks.push((
+        "hook",
+        true,
+        if settings.contains("hook pre-tool-use") {
+            "Claude Code PreToolUse hook installed".into()
+        } else {
+            "write-gate hook not installed: run `code-intel init --hooks`".into()
+        },
+    ));
+    let broken = checks.iter().filter(|c| !c.1).count();
+    let mut out = std::io::stdout().lock();
+    if json {
+        let v: Vec<_> = checks
+            .iter()
+            .map(|(n, ok, m)| serde_json::json!({"check": n, "ok": ok, "message": m}))
+            .collect();
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"ok": broken == 0, "checks": v}))?
+        )?;
+    } else {
+        for (name, ok, msg) in &checks {
+            writeln!(
+                out,
+                "{} {name:<16} {msg}",
+                if *ok { "ok  " } else { "FAIL" }
+            )?;
+        }
+    }
+    if broken > 0 {
+        drop(out);
+        std::process::exit(2);
+    }
+    Ok(())
+}
+
+fn walk_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| {
+            let p = e.path();
+            match std::fs::metadata(&p) {
+                Ok(m) if m.is_dir() => walk_size(&p),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            }
+        })
+        .sum()
 }

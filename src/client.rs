@@ -1,0 +1,246 @@
+//! Client integration: `code-intel init` (config, .gitignore, .mcp.json,
+//! Claude Code commands and hook, Cursor) and the Claude Code `PreToolUse`
+//! hook that refuses writes the active session may not make.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::config::{Config, STATE_DIR};
+use crate::learn::SessionStore;
+use crate::repo::Repo;
+use crate::session::{self, HypothesisState};
+
+/// A session idle for longer than this is not treated as active by the hook
+/// (12 hours: a working day, so yesterday's abandoned session does not block).
+pub const ACTIVE_SESSION_MAX_AGE_SECS: u64 = 12 * 3600;
+
+/// Claude Code tools that write files.
+pub const WRITE_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+/// What init did (or, with `--dry-run`, would do) to one file.
+#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
+pub struct Change {
+    /// Repo-relative path.
+    pub file: String,
+    /// `created`, `updated` or `unchanged`.
+    pub action: String,
+}
+
+const CODE_MD: &str = include_str!("../assets/claude/code.md");
+const OUTCOME_MD: &str = include_str!("../assets/claude/outcome.md");
+
+/// Sets a repository up for code-intel. Idempotent: a second run reports
+/// every file `unchanged`. Existing JSON files are merged, never replaced;
+/// a file that is not valid JSON is left alone and reported as an error.
+///
+/// # Errors
+/// Unreadable or invalid existing JSON, or a write failure (message names
+/// the file).
+pub fn init(
+    repo: &Repo,
+    exe: &Path,
+    hooks: bool,
+    cursor: bool,
+    dry_run: bool,
+) -> Result<Vec<Change>, String> {
+    let root = repo.root();
+    let exe_s = exe.display().to_string();
+    let server = json!({ "command": exe_s, "args": ["serve", "--repo", "."] });
+    let mut plan: Vec<(PathBuf, String)> = Vec::new();
+
+    let config = root.join(STATE_DIR).join("config.json");
+    if !config.exists() {
+        let text = serde_json::to_string_pretty(&Config::default()).map_err(|e| e.to_string())?;
+        plan.push((config, text + "\n"));
+    }
+    let gitignore = root.join(".gitignore");
+    let current = std::fs::read_to_string(&gitignore).unwrap_or_default();
+    if !current.lines().any(|l| {
+        matches!(
+            l.trim(),
+            ".code-intel" | ".code-intel/" | "/.code-intel/" | "/.code-intel"
+        )
+    }) {
+        let sep = if current.is_empty() || current.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
+        plan.push((gitignore, format!("{current}{sep}.code-intel/\n")));
+    }
+    plan.push(merge_json(&root.join(".mcp.json"), |v| {
+        add_server(v, &server)
+    })?);
+    plan.push((root.join(".claude/commands/code.md"), CODE_MD.to_string()));
+    plan.push((
+        root.join(".claude/commands/outcome.md"),
+        OUTCOME_MD.to_string(),
+    ));
+    if hooks {
+        let command = format!("{exe_s} hook pre-tool-use");
+        plan.push(merge_json(&root.join(".claude/settings.json"), |v| {
+            let Some(o) = v.as_object_mut() else { return };
+            let hooks = o.entry("hooks").or_insert_with(|| json!({}));
+            let Some(h) = hooks.as_object_mut() else {
+                return;
+            };
+            let list = h.entry("PreToolUse").or_insert_with(|| json!([]));
+            let Some(arr) = list.as_array_mut() else {
+                return;
+            };
+            let present = arr.iter().any(|e| {
+                e["hooks"].as_array().is_some_and(|hs| {
+                    hs.iter().any(|x| {
+                        x["command"]
+                            .as_str()
+                            .is_some_and(|c| c.ends_with("hook pre-tool-use"))
+                    })
+                })
+            });
+            if !present {
+                arr.push(json!({
+                    "matcher": WRITE_TOOLS.join("|"),
+                    "hooks": [{ "type": "command", "command": command, "timeout": 10 }]
+                }));
+            }
+        })?);
+    }
+    if cursor {
+        plan.push(merge_json(&root.join(".cursor/mcp.json"), |v| {
+            add_server(v, &server)
+        })?);
+    }
+
+    let mut changes = Vec::new();
+    for (path, text) in plan {
+        let old = std::fs::read_to_string(&path).ok();
+        let action = match &old {
+            Some(o) if *o == text => "unchanged",
+            Some(_) => "updated",
+            None => "created",
+        };
+        if action != "unchanged" && !dry_run {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
+            std::fs::write(&path, &text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        changes.push(Change {
+            file: repo.rel(&path),
+            action: action.into(),
+        });
+    }
+    Ok(changes)
+}
+
+/// The JSON file with `edit` applied, pretty-printed (a missing file starts
+/// as `{}`).
+fn merge_json(path: &Path, edit: impl FnOnce(&mut Value)) -> Result<(PathBuf, String), String> {
+    let mut v = match std::fs::read_to_string(path) {
+        Ok(t) => serde_json::from_str::<Value>(&t).map_err(|e| {
+            format!(
+                "{} is not valid JSON ({e}); fix or remove it and run init again",
+                path.display()
+            )
+        })?,
+        Err(_) => json!({}),
+    };
+    if !v.is_object() {
+        return Err(format!(
+            "{} is not a JSON object; fix it and run init again",
+            path.display()
+        ));
+    }
+    edit(&mut v);
+    let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n";
+    Ok((path.to_path_buf(), text))
+}
+
+/// Sets `mcpServers.code-intel` in an MCP client config, keeping the other
+/// servers.
+fn add_server(v: &mut Value, server: &Value) {
+    if let Some(o) = v.as_object_mut() {
+        let servers = o.entry("mcpServers").or_insert_with(|| json!({}));
+        if let Some(m) = servers.as_object_mut() {
+            m.insert("code-intel".into(), server.clone());
+        }
+    }
+}
+
+/// The `.mcp.json`-style snippet for a client config.
+pub fn mcp_snippet(exe: &Path) -> String {
+    serde_json::to_string_pretty(&json!({
+        "mcpServers": { "code-intel": { "command": exe.display().to_string(), "args": ["serve", "--repo", "."] } }
+    }))
+    .unwrap_or_default()
+}
+
+/// The hook's decision on one Claude Code `PreToolUse` payload: `None` to
+/// allow (print nothing), or the JSON to print to deny. Never touches the
+/// model or the index.
+pub fn pre_tool_use(input: &Value) -> Option<Value> {
+    let tool = input["tool_name"].as_str()?;
+    if !WRITE_TOOLS.contains(&tool) {
+        return None;
+    }
+    let ti = &input["tool_input"];
+    let file = ti["file_path"]
+        .as_str()
+        .or_else(|| ti["notebook_path"].as_str())?;
+    let cwd = input["cwd"].as_str().map(PathBuf::from).unwrap_or_default();
+    let abs = if Path::new(file).is_absolute() {
+        PathBuf::from(file)
+    } else {
+        cwd.join(file)
+    };
+    let root = find_root(&abs).or_else(|| find_root(&cwd))?;
+    let repo = Repo::open(&root).ok()?;
+    let store = SessionStore::new(&repo.state_dir());
+    let s = store.active(ACTIVE_SESSION_MAX_AGE_SECS)?;
+    // Resolve the target like check_write_target: the file, or (for a new
+    // file) its parent directory, must be inside the repository.
+    let exists = abs.is_file();
+    let canon = if exists {
+        abs.canonicalize().ok()?
+    } else {
+        abs.parent()?.canonicalize().ok()?.join(abs.file_name()?)
+    };
+    if !canon.starts_with(repo.root()) {
+        return None;
+    }
+    let rel = repo.rel(&canon);
+    let hyps: Vec<(String, HypothesisState)> = s
+        .hypotheses
+        .iter()
+        .map(|h| (h.file.clone(), h.state))
+        .collect();
+    // Write creates files: treat it as allow_new_files, as /code tells the agent to.
+    let allow_new = tool == "Write";
+    let refusal =
+        session::check_write(s.phase, &rel, exists, allow_new, &s.explored, &hyps).err()?;
+    let reason = format!(
+        "code-intel session {} ({:?}) refuses {tool} on {rel}: {} Recovery: {}.",
+        s.id,
+        s.phase,
+        refusal.reason,
+        refusal.recovery_options.join(", ")
+    );
+    Some(json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }))
+}
+
+/// The nearest ancestor directory (inclusive) holding `.code-intel/`.
+fn find_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join(STATE_DIR).is_dir())
+        .map(Path::to_path_buf)
+}

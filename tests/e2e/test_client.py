@@ -1,0 +1,102 @@
+"""End-to-end: `code-intel init`, the Claude Code PreToolUse hook fed with
+recorded payloads, and `code-intel doctor` on a healthy and a broken setup."""
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, make_repo, serve
+from test_cli import cli_env, run
+
+
+def test_init_merges_and_is_idempotent(tmp_path):
+    repo = make_repo(tmp_path)
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "other-server"}}}))
+    (repo / ".gitignore").write_text("node_modules/")  # no trailing newline
+    dry = run("init", str(repo), "--hooks", "--dry-run").stdout
+    assert "would be updated" in dry and "would be created" in dry
+    assert json.loads((repo / ".mcp.json").read_text()) == {"mcpServers": {"other": {"command": "other-server"}}}
+
+    first = run("init", str(repo), "--hooks", "--cursor").stdout
+    mcp = json.loads((repo / ".mcp.json").read_text())
+    assert mcp["mcpServers"]["other"] == {"command": "other-server"}
+    assert mcp["mcpServers"]["code-intel"]["args"] == ["serve", "--repo", "."]
+    assert (repo / ".gitignore").read_text() == "node_modules/\n.code-intel/\n"
+    assert "start_session" in (repo / ".claude/commands/code.md").read_text()
+    assert "record_outcome" in (repo / ".claude/commands/outcome.md").read_text()
+    settings = json.loads((repo / ".claude/settings.json").read_text())
+    (hook,) = settings["hooks"]["PreToolUse"]
+    assert hook["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
+    assert hook["hooks"][0]["command"].endswith("hook pre-tool-use")
+    assert json.loads((repo / ".cursor/mcp.json").read_text())["mcpServers"]["code-intel"]
+    assert json.loads((repo / ".code-intel/config.json").read_text())["chunk_max_tokens"] == 512
+    assert "created" in first
+
+    second = run("init", str(repo), "--hooks", "--cursor").stdout
+    assert all(line.startswith("unchanged") for line in second.strip().splitlines()), second
+
+
+def hook(payload):
+    t0 = time.perf_counter()
+    p = subprocess.run([BIN, "hook", "pre-tool-use"], input=json.dumps(payload), capture_output=True, text=True, timeout=30)
+    dt = time.perf_counter() - t0
+    assert p.returncode == 0, p.stderr
+    return (json.loads(p.stdout) if p.stdout.strip() else None), dt
+
+
+def payload(repo, tool, file):
+    key = "notebook_path" if tool == "NotebookEdit" else "file_path"
+    return {"session_id": "cc-1", "hook_event_name": "PreToolUse", "cwd": str(repo), "tool_name": tool,
+            "tool_input": {key: str(repo / file), "content": "x"}}
+
+
+@pytest.mark.anyio
+async def test_pre_tool_use_hook_follows_the_active_session(tmp_path):
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    out, _ = hook(payload(repo, "Write", "app/auth/service.py"))
+    assert out is None  # no session: allowed
+    async with serve(repo) as c:
+        sid = (await c.call("start_session", intent="INVESTIGATE", query="how does login work?"))["session_id"]
+        out, dt = hook(payload(repo, "Write", "app/auth/service.py"))
+        decision = out["hookSpecificOutput"]
+        assert decision["hookEventName"] == "PreToolUse" and decision["permissionDecision"] == "deny"
+        assert "READY" in decision["permissionDecisionReason"] and sid in decision["permissionDecisionReason"]
+        assert dt < 2.0, dt
+        assert hook(payload(repo, "Read", "app/auth/service.py"))[0] is None  # not a write tool
+
+        await c.call("find_definitions", symbol="authenticate", session_id=sid)
+        u = await c.call("submit_understanding", session_id=sid, symbols_identified=["authenticate"],
+                         files_analyzed=["app/auth/service.py"])
+        assert u["phase"] == "READY"
+        assert hook(payload(repo, "Edit", "app/auth/service.py"))[0] is None
+        assert hook(payload(repo, "MultiEdit", "app/auth/service.py"))[0] is None
+        assert hook(payload(repo, "Write", "app/auth/new_module.py"))[0] is None  # new file, explored dir
+        denied, _ = hook(payload(repo, "Edit", "web/cart.js"))
+        assert "add_explored_files" in denied["hookSpecificOutput"]["permissionDecisionReason"]
+        denied, _ = hook(payload(repo, "NotebookEdit", "notes/analysis.ipynb"))
+        assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+        await c.call("record_outcome", session_id=sid, outcome="success")
+    assert hook(payload(repo, "Edit", "web/cart.js"))[0] is None  # session closed: allowed
+    assert subprocess.run([BIN, "hook", "pre-tool-use"], input="not json", capture_output=True, text=True).returncode == 0
+
+
+def test_doctor_healthy_and_broken(tmp_path):
+    repo = make_repo(tmp_path)
+    run("init", str(repo), "--hooks")
+    run("index", str(repo))
+    healthy = json.loads(run("doctor", "--repo", str(repo), "--json").stdout)
+    assert healthy["ok"] is True, healthy
+    checks = {c["check"]: c for c in healthy["checks"]}
+    assert "forest" in checks["index"]["message"] and checks["hook"]["message"].startswith("Claude Code PreToolUse hook")
+
+    env = cli_env()
+    env["ORT_DYLIB_PATH"] = str(tmp_path / "missing" / "libonnxruntime.so")
+    (repo / ".code-intel" / "config.json").write_text('{"chunk_max_tokenz": 1}')
+    p = subprocess.run([BIN, "doctor", "--repo", str(repo)], capture_output=True, text=True, env=env)
+    assert p.returncode == 2, p.stdout
+    fails = [l for l in p.stdout.splitlines() if l.startswith("FAIL")]
+    assert any("config" in l and "chunk_max_tokenz" in l for l in fails), p.stdout
+    assert any("onnx_runtime" in l and "ORT_DYLIB_PATH" in l for l in fails), p.stdout
