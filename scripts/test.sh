@@ -18,4 +18,12 @@ if [ ! -x "$VENV/bin/pytest" ]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio
 fi
+# The MCP Inspector CLI (npm) drives the binary in one of the e2e tests.
+INSPECTOR_DIR=${CODE_INTEL_INSPECTOR_DIR:-$HOME/.cache/code-intel/inspector}
+if [ ! -x "$INSPECTOR_DIR/node_modules/.bin/mcp-inspector" ]; then
+  mkdir -p "$INSPECTOR_DIR"
+  [ -f "$INSPECTOR_DIR/package.json" ] || echo '{"private": true}' > "$INSPECTOR_DIR/package.json"
+  (cd "$INSPECTOR_DIR" && npm install --silent --no-audit --no-fund @modelcontextprotocol/inspector@2.12.0)
+fi
+export CODE_INTEL_INSPECTOR="$INSPECTOR_DIR/node_modules/.bin/mcp-inspector"
 CODE_INTEL_BIN="$CARGO_TARGET_DIR/debug/code-intel" "$VENV/bin/pytest" -q -p no:cacheprovider tests/e2e

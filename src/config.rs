@@ -31,7 +31,7 @@ pub enum ConfigError {
 /// raised from 10,000 to 200,000 so that a repository of laravel/framework's
 /// size (~20k chunks) is indexed whole instead of silently truncated.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct Config {
     /// fastembed model name; only `intfloat/multilingual-e5-small` (384-d) is
     /// supported by the E5 prefixing in this release.
@@ -100,13 +100,26 @@ impl Config {
     /// environment overrides `CODE_INTEL_MODEL_DIR`, `CODE_INTEL_MODEL_CACHE`
     /// and `CODE_INTEL_EMBEDDING_BATCH_SIZE`.
     ///
+    /// Unknown keys are logged as warnings and ignored.
+    ///
     /// # Errors
-    /// Unreadable or invalid JSON, unknown keys, or out-of-range values.
+    /// Unreadable or invalid JSON, or out-of-range values.
     pub fn load(repo_root: &Path) -> Result<Config, ConfigError> {
         let path = repo_root.join(STATE_DIR).join("config.json");
         let mut config = match std::fs::read_to_string(&path) {
             Ok(text) => {
-                serde_json::from_str::<Config>(&text).map_err(|source| ConfigError::Parse {
+                let value: serde_json::Value =
+                    serde_json::from_str(&text).map_err(|source| ConfigError::Parse {
+                        path: path.clone(),
+                        source,
+                    })?;
+                for key in unknown_keys(&value) {
+                    tracing::warn!(
+                        "{}: unknown key `{key}` is ignored (see .code-intel.example)",
+                        path.display()
+                    );
+                }
+                serde_json::from_value::<Config>(value).map_err(|source| ConfigError::Parse {
                     path: path.clone(),
                     source,
                 })?
@@ -186,6 +199,21 @@ impl Config {
     }
 }
 
+/// Keys of a config object that [`Config`] does not know (typos, keys of a
+/// later version). They are warned about and ignored.
+pub fn unknown_keys(value: &serde_json::Value) -> Vec<String> {
+    let known = serde_json::to_value(Config::default()).unwrap_or_default();
+    value
+        .as_object()
+        .map(|o| {
+            o.keys()
+                .filter(|k| known.get(k.as_str()).is_none())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn env_path(name: &str) -> Option<PathBuf> {
     std::env::var_os(name)
         .filter(|v| !v.is_empty())
@@ -197,16 +225,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unknown_key_is_an_error_that_names_it() {
+    fn unknown_key_is_warned_and_ignored() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
-        std::fs::write(
-            dir.path().join(STATE_DIR).join("config.json"),
-            r#"{"chunk_max_tokenz": 3}"#,
-        )
-        .unwrap();
-        let err = Config::load(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("chunk_max_tokenz"), "{err}");
+        let text = r#"{"chunk_max_tokenz": 3, "max_chunks": 7}"#;
+        std::fs::write(dir.path().join(STATE_DIR).join("config.json"), text).unwrap();
+        let c = Config::load(dir.path()).unwrap();
+        assert_eq!(c.max_chunks, 7);
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(unknown_keys(&v), vec!["chunk_max_tokenz".to_string()]);
     }
 
     #[test]

@@ -40,7 +40,9 @@ pub enum IndexError {
         path: String,
         source: std::io::Error,
     },
-    #[error("a sync is already running for this repository")]
+    #[error(
+        "a sync is already running for this repository (in this or another process); its results become searchable as it commits"
+    )]
     Busy,
 }
 
@@ -295,9 +297,41 @@ pub async fn sync(
     if progress.running.swap(true, Ordering::SeqCst) {
         return Err(IndexError::Busy);
     }
+    // One writer per repository across processes (two clients' servers, a
+    // CLI index): an OS file lock, released when the file is closed, also
+    // when the process dies. The state is loaded after taking it, so what
+    // another process indexed is not indexed again.
+    let lock = match lock_sync(repo) {
+        Ok(l) => l,
+        Err(e) => {
+            progress.running.store(false, Ordering::SeqCst);
+            return Err(e);
+        }
+    };
     let result = run_sync(repo, config, store, embedder, force, progress).await;
+    drop(lock);
     progress.running.store(false, Ordering::SeqCst);
     result
+}
+
+fn lock_sync(repo: &Repo) -> Result<std::fs::File, IndexError> {
+    let path = repo.state_dir().join("sync.lock");
+    let err = |source| IndexError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(repo.state_dir()).map_err(err)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(err)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(IndexError::Busy),
+        Err(std::fs::TryLockError::Error(e)) => Err(err(e)),
+    }
 }
 
 async fn run_sync(

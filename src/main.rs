@@ -638,6 +638,21 @@ async fn doctor_cmd(repo: &Path, json: bool) -> Result<()> {
         }
         None => checks.push(("model", true, format!("not downloaded yet: fastembed fetches {} (~470 MB) into {} on first use; offline, set model_dir", config.embedding_model, config.resolved_model_cache_dir().display()))),
     }
+    let unknown = std::fs::read_to_string(repo.state_dir().join("config.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .map(|v| code_intel::config::unknown_keys(&v))
+        .unwrap_or_default();
+    if !unknown.is_empty() {
+        checks.push((
+            "config_keys",
+            true,
+            format!(
+                "unknown keys ignored: {} (typo? see .code-intel.example)",
+                unknown.join(", ")
+            ),
+        ));
+    }
     let state = SyncState::load(&repo);
     let lance = repo.state_dir().join("lance");
     if lance.exists() {

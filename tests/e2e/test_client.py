@@ -94,9 +94,59 @@ def test_doctor_healthy_and_broken(tmp_path):
 
     env = cli_env()
     env["ORT_DYLIB_PATH"] = str(tmp_path / "missing" / "libonnxruntime.so")
-    (repo / ".code-intel" / "config.json").write_text('{"chunk_max_tokenz": 1}')
+    (repo / ".code-intel" / "config.json").write_text('{"embedding_batch_size": 0, "chunk_max_tokenz": 1}')
     p = subprocess.run([BIN, "doctor", "--repo", str(repo)], capture_output=True, text=True, env=env)
     assert p.returncode == 2, p.stdout
     fails = [l for l in p.stdout.splitlines() if l.startswith("FAIL")]
-    assert any("config" in l and "chunk_max_tokenz" in l for l in fails), p.stdout
+    assert any("config" in l and "embedding_batch_size" in l for l in fails), p.stdout
+    assert "unknown keys ignored: chunk_max_tokenz" in p.stdout
     assert any("onnx_runtime" in l and "ORT_DYLIB_PATH" in l for l in fails), p.stdout
+
+
+def test_mcp_inspector_cli_lists_and_calls(tmp_path):
+    inspector = os.environ.get("CODE_INTEL_INSPECTOR")
+    assert inspector, "scripts/test.sh installs the MCP Inspector and sets CODE_INTEL_INSPECTOR"
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    base = [inspector, "--cli", BIN, "serve", "--repo", str(repo)]
+    p = subprocess.run(base + ["--method", "tools/list"], capture_output=True, text=True, timeout=120, env=cli_env())
+    assert p.returncode == 0, p.stderr
+    names = {t["name"] for t in json.loads(p.stdout)["tools"]}
+    assert {"search_text", "start_session", "check_write_target"} <= names
+    p = subprocess.run(base + ["--method", "tools/call", "--tool-name", "find_definitions", "--tool-arg", "symbol=AuthService"],
+                       capture_output=True, text=True, timeout=120, env=cli_env())
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["structuredContent"]["symbols"][0]["file"] == "app/auth/service.py"
+
+
+@pytest.mark.anyio
+async def test_two_servers_share_one_index(tmp_path):
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    async with serve(repo) as a, serve(repo) as b:
+        await a.wait_model()
+        await b.wait_model()
+        import anyio
+        results = {}
+
+        async def sync(name, c):
+            r = await c.session.call_tool("sync_index", {})
+            results[name] = (r.is_error, r.content[0].text)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(sync, "a", a)
+            tg.start_soon(sync, "b", b)
+        ok = [n for n, (err, _) in results.items() if not err]
+        busy = [n for n, (err, text) in results.items() if err]
+        assert ok, results
+        assert all("already running" in results[n][1] for n in busy), results
+        # The other server finds nothing left to do.
+        for c in (a, b):
+            r = await c.call("sync_index")
+            assert (r["report"]["added"], r["report"]["chunks_embedded"]) == (0, 0), r
+        sid = (await a.call("start_session", intent="INVESTIGATE", query="how does login work?"))["session_id"]
+        st = await b.call("get_session_status", session_id=sid)  # sessions are shared
+        assert st["phase"] == "EXPLORATION"
+        hits_a = await a.call("semantic_search", query="ログイン時にパスワードを検証する", limit=3)
+        hits_b = await b.call("semantic_search", query="ログイン時にパスワードを検証する", limit=3)
+        assert hits_a["results"][0]["name"] == hits_b["results"][0]["name"] == "authenticate"
+    status = json.loads(run("status", "--repo", str(repo), "--json").stdout)
+    assert status["forest_rows"] == status["chunks"] == hits_a["index"]["chunks"], status
