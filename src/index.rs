@@ -441,6 +441,11 @@ async fn run_sync(
         .await
         .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))?;
 
+        let previously: HashSet<String> = batch
+            .iter()
+            .filter(|c| state.files.contains_key(&c.rel))
+            .map(|c| c.rel.clone())
+            .collect();
         let mut ready: Vec<Prepared> = Vec::new();
         let mut gone: Vec<String> = Vec::new();
         for (rel, size, mtime_ns, p) in prepared {
@@ -537,9 +542,21 @@ async fn run_sync(
             }
         }
 
-        let mut rewrite: Vec<String> = ready.iter().map(|p| p.rel.clone()).collect();
+        // Files that had rows are replaced in one commit (readers never see
+        // them missing); files new to the index and killed-sync leftovers are
+        // cleared and appended.
+        let mut rewrite: Vec<String> = ready
+            .iter()
+            .filter(|p| previously.contains(p.rel.as_str()))
+            .map(|p| p.rel.clone())
+            .collect();
         rewrite.extend(gone);
-        store.delete_files(&rewrite).await?;
+        let fresh: Vec<String> = ready
+            .iter()
+            .filter(|p| !previously.contains(p.rel.as_str()))
+            .map(|p| p.rel.clone())
+            .collect();
+        store.delete_files(&fresh).await?;
         let rows: Vec<ForestRow> = ready
             .iter()
             .flat_map(|p| {
@@ -552,7 +569,11 @@ async fn run_sync(
                 })
             })
             .collect();
-        store.add(&rows).await?;
+        let (replaced, added): (Vec<ForestRow>, Vec<ForestRow>) = rows
+            .into_iter()
+            .partition(|r| previously.contains(r.chunk.file.as_str()));
+        store.replace_files(&rewrite, &replaced).await?;
+        store.add(&added).await?;
         for p in ready {
             state.files.insert(p.rel, p.state);
         }

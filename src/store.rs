@@ -264,6 +264,49 @@ impl Store {
         if rows.is_empty() {
             return Ok(());
         }
+        self.forest.add(self.forest_batch(rows)?).execute().await?;
+        Ok(())
+    }
+
+    /// Replaces every row of `files` with `rows` in one commit (a merge
+    /// insert keyed on file, lines, kind, name and content hash that deletes
+    /// the files' unmatched rows), so a concurrent reader sees either the old
+    /// or the new chunks of a file, never neither.
+    ///
+    /// # Errors
+    /// Lance errors, or a vector of the wrong width.
+    pub async fn replace_files(
+        &self,
+        files: &[String],
+        rows: &[ForestRow<'_>],
+    ) -> Result<(), StoreError> {
+        if files.is_empty() {
+            return self.add(rows).await;
+        }
+        if rows.is_empty() {
+            return self.delete_files(files).await;
+        }
+        let batch = self.forest_batch(rows)?;
+        let schema = batch.schema();
+        let list: Vec<String> = files.iter().map(|f| sql_str(f)).collect();
+        let mut merge = self.forest.merge_insert(&[
+            "file",
+            "start_line",
+            "end_line",
+            "kind",
+            "name",
+            "content_hash",
+        ]);
+        merge
+            .when_matched_update_all(None)
+            .when_not_matched_insert_all()
+            .when_not_matched_by_source_delete(Some(format!("file IN ({})", list.join(","))));
+        let reader = arrow_array::RecordBatchIterator::new(vec![Ok(batch)], schema);
+        merge.execute(Box::new(reader)).await?;
+        Ok(())
+    }
+
+    fn forest_batch(&self, rows: &[ForestRow<'_>]) -> Result<RecordBatch, StoreError> {
         let str_col = |f: &dyn Fn(&ForestRow) -> String| -> Arc<dyn Array> {
             Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
         };
@@ -312,8 +355,7 @@ impl Store {
             ],
         )
         .map_err(|e| StoreError::Data(e.to_string()))?;
-        self.forest.add(batch).execute().await?;
-        Ok(())
+        Ok(batch)
     }
 
     /// Nearest `forest` chunks by cosine similarity, optionally filtered by
