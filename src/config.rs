@@ -68,6 +68,10 @@ pub struct Config {
     pub sync_on_start: bool,
     /// Extra gitignore-style globs to leave out of walking and indexing.
     pub exclude_patterns: Vec<String>,
+    /// Advertise only the tools the current session's phase allows and send
+    /// `notifications/tools/list_changed` when the phase changes. Off by
+    /// default: MCP clients do not declare whether they refetch the list.
+    pub phase_scoped_tools: bool,
 }
 
 impl Default for Config {
@@ -91,6 +95,7 @@ impl Default for Config {
                 "**/venv/**".into(),
                 "**/.venv/**".into(),
             ],
+            phase_scoped_tools: false,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
-use rmcp::{ErrorData, ServerHandler, tool_handler};
+use rmcp::{ErrorData, ServerHandler};
 use serde::Serialize;
 
 use crate::config::Config;
@@ -41,6 +41,8 @@ pub struct Shared {
     pub progress: Progress,
     pub model: RwLock<ModelState>,
     pub sessions: SessionStore,
+    /// The session this server started last (the client's current one).
+    pub current_session: std::sync::Mutex<Option<String>>,
     store: tokio::sync::Mutex<Option<Arc<Store>>>,
 }
 
@@ -97,6 +99,7 @@ impl CodeIntel {
         CodeIntel {
             shared: Arc::new(Shared {
                 sessions: SessionStore::new(&repo.state_dir()),
+                current_session: std::sync::Mutex::new(None),
                 repo,
                 config,
                 symbols: SymbolCache::default(),
@@ -162,12 +165,83 @@ impl CodeIntel {
     }
 }
 
-#[tool_handler(
-    router = self.tool_router,
-    name = "code-intel",
-    instructions = "Code intelligence for this repository. Start with search_text / find_definitions / find_references / get_symbols to locate code by name, semantic_search to find code by meaning (Japanese or English), get_function_at_line and analyze_structure to read it. Paths are repo-relative with '/', lines 1-based."
-)]
-impl ServerHandler for CodeIntel {}
+const INSTRUCTIONS: &str = "Code intelligence for this repository. Start with search_text / find_definitions / find_references / get_symbols to locate code by name, semantic_search to find code by meaning (Japanese or English), get_function_at_line and analyze_structure to read it. Paths are repo-relative with '/', lines 1-based. Before editing for a user request, run a session: start_session, set_query_frame, explore with session_id, submit_understanding, check_write_target.";
+
+impl CodeIntel {
+    /// Phase of the session this server started last, when the tool list is
+    /// phase-scoped.
+    fn scoped_phase(&self) -> Option<session::Phase> {
+        if !self.shared.config.phase_scoped_tools {
+            return None;
+        }
+        let id = self
+            .shared
+            .current_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()?;
+        self.shared.sessions.get(&id).ok().map(|s| s.phase)
+    }
+}
+
+impl ServerHandler for CodeIntel {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        let caps = rmcp::model::ServerCapabilities::builder().enable_tools();
+        let caps = if self.shared.config.phase_scoped_tools {
+            caps.enable_tool_list_changed().build()
+        } else {
+            caps.build()
+        };
+        rmcp::model::ServerConfig::new(caps)
+            .with_server_info(rmcp::model::Implementation::new(
+                "code-intel",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS.to_string())
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let before = self.scoped_phase();
+        let peer = context.peer.clone();
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let result = self.tool_router.call(tcc).await;
+        let after = self.scoped_phase();
+        if after.is_some()
+            && after != before
+            && let Err(e) = peer.notify_tool_list_changed().await
+        {
+            tracing::warn!("cannot send tools/list_changed: {e}");
+        }
+        result
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        let mut tools = self.tool_router.list_all();
+        if let Some(phase) = self.scoped_phase() {
+            tools.retain(|t| session::tool_offered(phase, &t.name));
+        }
+        Ok(rmcp::model::ListToolsResult {
+            result_type: Some(rmcp::model::ResultType::COMPLETE),
+            tools,
+            meta: None,
+            next_cursor: None,
+            ttl_ms: None,
+            cache_scope: None,
+        })
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.tool_router.get(name).cloned()
+    }
+}
 
 impl Shared {
     /// For a call with a `session_id`: the gate's refusal as a tool result,

@@ -409,6 +409,10 @@ impl CodeIntel {
             Ok(s) => s,
             Err(e) => return Shared::session_error(e),
         };
+        *shared
+            .current_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(s.id.clone());
         // Map first: a past agreement for a similar request (calibrated threshold).
         let mut map_hint = serde_json::Value::Null;
         let mut map_checked = false;

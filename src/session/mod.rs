@@ -278,6 +278,23 @@ pub fn gate(phase: Phase, class: ToolClass) -> Result<(), Refusal> {
     }
 }
 
+/// Whether a tool is offered in `phase` when the tool list is phase-scoped:
+/// code tools only where the gate lets them through, submit_semantic only in
+/// SEMANTIC, submit_verification only in VERIFICATION; everything else always.
+pub fn tool_offered(phase: Phase, tool: &str) -> bool {
+    match tool {
+        "search_text"
+        | "find_definitions"
+        | "find_references"
+        | "get_symbols"
+        | "analyze_structure"
+        | "get_function_at_line" => gate(phase, ToolClass::Code).is_ok(),
+        "submit_semantic" => phase == Phase::Semantic,
+        "submit_verification" => phase == Phase::Verification,
+        _ => true,
+    }
+}
+
 /// A kind of evidence READY needs.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,

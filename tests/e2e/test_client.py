@@ -150,3 +150,39 @@ async def test_two_servers_share_one_index(tmp_path):
         assert hits_a["results"][0]["name"] == hits_b["results"][0]["name"] == "authenticate"
     status = json.loads(run("status", "--repo", str(repo), "--json").stdout)
     assert status["forest_rows"] == status["chunks"] == hits_a["index"]["chunks"], status
+
+
+@pytest.mark.anyio
+async def test_phase_scoped_tool_list(tmp_path):
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from conftest import model_env
+
+    repo = make_repo(tmp_path, {"sync_on_start": False, "phase_scoped_tools": True})
+    seen = []
+
+    async def on_message(message):
+        seen.append(repr(message))
+
+    params = StdioServerParameters(command=BIN, args=["serve", "--repo", str(repo)], env=model_env())
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as s:
+            init = await s.initialize()
+            assert init.capabilities.tools.list_changed is True
+            names = lambda r: {t.name for t in r.tools}
+            assert "submit_semantic" in names(await s.list_tools())  # no session yet: everything
+            sid = (await s.call_tool("start_session", {"intent": "MODIFY", "query": "ログイン機能直して"})).structured_content["session_id"]
+            listed = names(await s.list_tools())
+            assert "find_definitions" in listed and "submit_semantic" not in listed and "submit_verification" not in listed
+            await s.call_tool("set_query_frame", {"session_id": sid, "slots": {"target_feature": {"value": "login", "quote": "ログイン機能"}}})
+            for tool, args in [("find_definitions", {"symbol": "authenticate"}), ("find_references", {"symbol": "authenticate"}),
+                               ("search_text", {"pattern": "password"})]:
+                await s.call_tool(tool, {**args, "session_id": sid})
+            r = await s.call_tool("submit_understanding", {"session_id": sid, "symbols_identified": ["authenticate"],
+                                  "semantic_reasons": {"symbols": "no_definition_found", "entry_points": "no_reference_found",
+                                                       "files": "context_fragmented", "patterns": "no_similar_implementation"}})
+            assert r.structured_content["phase"] == "SEMANTIC", r.content[0].text
+            listed = names(await s.list_tools())
+            assert "find_definitions" not in listed and "submit_semantic" in listed and "semantic_search" in listed
+    assert sum("list_changed" in m or "ToolListChanged" in m for m in seen) >= 2, seen[-3:]
