@@ -15,6 +15,19 @@ use crate::session::{self, HypothesisState};
 /// (12 hours: a working day, so yesterday's abandoned session does not block).
 pub const ACTIVE_SESSION_MAX_AGE_SECS: u64 = 12 * 3600;
 
+/// Directories `init` records as `source_dirs` when they exist (Laravel,
+/// JS/TS and Python layouts).
+pub const SOURCE_DIR_CANDIDATES: [&str; 8] = [
+    "app",
+    "src",
+    "lib",
+    "resources",
+    "database",
+    "routes",
+    "config",
+    "packages",
+];
+
 /// Claude Code tools that write files.
 pub const WRITE_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
@@ -51,7 +64,16 @@ pub fn init(
 
     let config = root.join(STATE_DIR).join("config.json");
     if !config.exists() {
-        let text = serde_json::to_string_pretty(&Config::default()).map_err(|e| e.to_string())?;
+        let detected: Vec<String> = SOURCE_DIR_CANDIDATES
+            .iter()
+            .filter(|d| root.join(d).is_dir())
+            .map(|d| d.to_string())
+            .collect();
+        let text = serde_json::to_string_pretty(&Config {
+            source_dirs: detected,
+            ..Config::default()
+        })
+        .map_err(|e| e.to_string())?;
         plan.push((config, text + "\n"));
     }
     let gitignore = root.join(".gitignore");

@@ -68,6 +68,10 @@ pub struct Config {
     pub sync_on_start: bool,
     /// Extra gitignore-style globs to leave out of walking and indexing.
     pub exclude_patterns: Vec<String>,
+    /// Repo-relative directories indexed first (the code users ask about:
+    /// `app`, `src`, …), so that part of the index is ready early. `init`
+    /// fills it from the directories it finds; empty = repository order.
+    pub source_dirs: Vec<String>,
     /// Advertise only the tools the current session's phase allows and send
     /// `notifications/tools/list_changed` when the phase changes. Off by
     /// default: MCP clients do not declare whether they refetch the list.
@@ -95,6 +99,7 @@ impl Default for Config {
                 "**/venv/**".into(),
                 "**/.venv/**".into(),
             ],
+            source_dirs: Vec::new(),
             phase_scoped_tools: false,
         }
     }

@@ -216,6 +216,17 @@ fn walk(repo: &Repo, config: &Config) -> Result<Vec<Candidate>, IndexError> {
     Ok(out)
 }
 
+/// Puts files under `source_dirs` first, so the part of the index users ask
+/// about is searchable early; the sort is stable, so path order holds within
+/// each group.
+fn source_dirs_first(todo: &mut [Candidate], source_dirs: &[String]) {
+    let prefixes: Vec<String> = source_dirs
+        .iter()
+        .map(|d| format!("{}/", d.trim_end_matches('/')))
+        .collect();
+    todo.sort_by_key(|c| !prefixes.iter().any(|p| c.rel.starts_with(p.as_str())));
+}
+
 /// One file read, hashed and chunked.
 struct Prepared {
     rel: String,
@@ -410,6 +421,7 @@ async fn run_sync(
             _ => todo.push(c),
         }
     }
+    source_dirs_first(&mut todo, &config.source_dirs);
     progress.files_total.store(todo.len(), Ordering::SeqCst);
     progress.files_done.store(0, Ordering::SeqCst);
     state.save(repo)?;
@@ -714,4 +726,41 @@ pub fn sync_due(repo: &Repo, config: &Config) -> bool {
     SyncState::load(repo)
         .last_sync
         .is_none_or(|t| (now_secs().saturating_sub(t) as f64) >= config.sync_ttl_hours * 3600.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_dirs_are_indexed_first_in_path_order() {
+        let mut todo: Vec<Candidate> = [
+            "README.md",
+            "app/b.php",
+            "tests/t.php",
+            "app/a.php",
+            "src/x.ts",
+        ]
+        .iter()
+        .map(|r| Candidate {
+            rel: r.to_string(),
+            abs: PathBuf::from(r),
+            size: 1,
+            mtime_ns: 0,
+        })
+        .collect();
+        source_dirs_first(&mut todo, &["src".into(), "app/".into()]);
+        let order: Vec<&str> = todo.iter().map(|c| c.rel.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "app/b.php",
+                "app/a.php",
+                "src/x.ts",
+                "README.md",
+                "tests/t.php"
+            ]
+        );
+        assert_eq!(group(1234567), "1,234,567");
+    }
 }

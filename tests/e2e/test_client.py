@@ -32,7 +32,8 @@ def test_init_merges_and_is_idempotent(tmp_path):
     assert hook["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
     assert hook["hooks"][0]["command"].endswith("hook pre-tool-use")
     assert json.loads((repo / ".cursor/mcp.json").read_text())["mcpServers"]["code-intel"]
-    assert json.loads((repo / ".code-intel/config.json").read_text())["chunk_max_tokens"] == 512
+    cfg = json.loads((repo / ".code-intel/config.json").read_text())
+    assert cfg["chunk_max_tokens"] == 512 and cfg["source_dirs"] == ["app", "config"]
     assert "created" in first
 
     second = run("init", str(repo), "--hooks", "--cursor").stdout
