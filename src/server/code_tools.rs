@@ -417,59 +417,53 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let session = p.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
-        if let Some(refused) = self
-            .shared
-            .gate(session.as_deref(), "search_text", ToolClass::Code)
-        {
-            return Ok(refused);
-        }
-        let out = async move {
-            if !(1..=2000).contains(&p.max_results) || p.context_lines > 20 {
-                return failure("max_results must be 1-2000 and context_lines 0-20");
-            }
-            let shared = Arc::clone(&self.shared);
-            let q = TextQuery {
-                pattern: p.pattern,
-                literal: p.literal,
-                case: p.case,
-                word: p.word,
-                path: p.path.unwrap_or_default(),
-                glob: p.glob,
-                file_type: p.file_type,
-                context_lines: p.context_lines,
-                max_results: p.max_results,
-            };
-            match blocking(move || text::search(&shared.repo, &shared.config, &q)).await? {
-                Ok(r) => {
-                    let mut s =
-                        format!("{} match(es) in {} file(s)", r.total, r.files_with_matches);
-                    if r.truncated {
-                        let _ = write!(s, ", showing {}", r.matches.len());
-                    }
-                    s.push('\n');
-                    for m in &r.matches {
-                        for (i, l) in m.context_before.iter().enumerate() {
-                            let _ = writeln!(
-                                s,
-                                "{}-{}- {l}",
-                                m.file,
-                                m.line as usize - m.context_before.len() + i
-                            );
-                        }
-                        let _ = writeln!(s, "{}:{}:{}: {}", m.file, m.line, m.column, m.content);
-                        for (i, l) in m.context_after.iter().enumerate() {
-                            let _ = writeln!(s, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
-                        }
-                    }
-                    success(&r, s)
-                }
-                Err(e) => failure(e),
-            }
-        }
-        .await?;
+        let class = ToolClass::Code;
         self.shared
-            .record(session.as_deref(), "search_text", params, &out);
-        Ok(out)
+            .gated(session, "search_text", class, params, async move {
+                if !(1..=2000).contains(&p.max_results) || p.context_lines > 20 {
+                    return failure("max_results must be 1-2000 and context_lines 0-20");
+                }
+                let shared = Arc::clone(&self.shared);
+                let q = TextQuery {
+                    pattern: p.pattern,
+                    literal: p.literal,
+                    case: p.case,
+                    word: p.word,
+                    path: p.path.unwrap_or_default(),
+                    glob: p.glob,
+                    file_type: p.file_type,
+                    context_lines: p.context_lines,
+                    max_results: p.max_results,
+                };
+                match blocking(move || text::search(&shared.repo, &shared.config, &q)).await? {
+                    Ok(r) => {
+                        let mut s =
+                            format!("{} match(es) in {} file(s)", r.total, r.files_with_matches);
+                        if r.truncated {
+                            let _ = write!(s, ", showing {}", r.matches.len());
+                        }
+                        s.push('\n');
+                        for m in &r.matches {
+                            for (i, l) in m.context_before.iter().enumerate() {
+                                let _ = writeln!(
+                                    s,
+                                    "{}-{}- {l}",
+                                    m.file,
+                                    m.line as usize - m.context_before.len() + i
+                                );
+                            }
+                            let _ =
+                                writeln!(s, "{}:{}:{}: {}", m.file, m.line, m.column, m.content);
+                            for (i, l) in m.context_after.iter().enumerate() {
+                                let _ = writeln!(s, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
+                            }
+                        }
+                        success(&r, s)
+                    }
+                    Err(e) => failure(e),
+                }
+            })
+            .await
     }
 
     /// Where a symbol is defined (tree-sitter tags queries): name, kind, file, 1-based line range, scope, signature, FQCN, docblock.
@@ -483,13 +477,9 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let session = p.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
-        if let Some(refused) =
-            self.shared
-                .gate(session.as_deref(), "find_definitions", ToolClass::Code)
-        {
-            return Ok(refused);
-        }
-        let out = async move {
+        let class = ToolClass::Code;
+        self.shared
+            .gated(session, "find_definitions", class, params, async move {
         if p.symbol.trim().is_empty() {
             return failure(
                 "symbol is empty: give a name such as `authenticate` or `AuthService::authenticate`",
@@ -531,11 +521,8 @@ impl CodeIntel {
             }
             Err(e) => failure(e),
         }
-        }
-        .await?;
-        self.shared
-            .record(session.as_deref(), "find_definitions", params, &out);
-        Ok(out)
+            })
+            .await
     }
 
     /// Uses of a symbol (whole-word, case-sensitive), definitions excluded, each with the function or class that contains it.
@@ -549,115 +536,108 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let session = p.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
-        if let Some(refused) =
-            self.shared
-                .gate(session.as_deref(), "find_references", ToolClass::Code)
-        {
-            return Ok(refused);
-        }
-        let out = async move {
-            let (_, name) = split_qualified(&p.symbol);
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '-')
-            {
-                return failure(format!(
-                    "`{}` is not an identifier: give a symbol name such as `authenticate`",
-                    p.symbol
-                ));
-            }
-            let shared = Arc::clone(&self.shared);
-            let result = blocking(move || -> Result<ReferenceList, String> {
-                let q = TextQuery {
-                    pattern: name.clone(),
-                    literal: true,
-                    word: true,
-                    path: p.path.clone().unwrap_or_default(),
-                    file_type: p.language.clone(),
-                    max_results: usize::MAX,
-                    ..Default::default()
-                };
-                let hits =
-                    text::search(&shared.repo, &shared.config, &q).map_err(|e| e.to_string())?;
-                let mut refs = Vec::new();
-                for m in hits.matches {
-                    let abs = shared.repo.root().join(&m.file);
-                    let syms = shared
-                        .symbols
-                        .get(&shared.repo, &abs, shared.config.max_file_size)
-                        .ok()
-                        .flatten();
-                    let line = m.line as usize;
-                    let (kind, enclosing) = match &syms {
-                        Some(s) => {
-                            if s.definitions
-                                .iter()
-                                .any(|d| d.name == name && d.name_line == line)
-                            {
-                                continue;
-                            }
-                            let kind = s
-                                .references
-                                .iter()
-                                .find(|r| r.line == line && r.name == name)
-                                .map_or("text".to_string(), |r| r.kind.clone());
-                            let enc = s.enclosing(line).map(|d| Enclosing {
-                                name: d.name.clone(),
-                                kind: d.kind.clone(),
-                                line: d.line,
-                                fqcn: d.fqcn.clone(),
-                            });
-                            (kind, enc)
-                        }
-                        None => ("text".to_string(), None),
-                    };
-                    refs.push(Reference {
-                        file: m.file,
-                        line: m.line,
-                        column: m.column,
-                        content: m.content.trim().to_string(),
-                        kind,
-                        enclosing,
-                    });
-                }
-                let total = refs.len();
-                refs.truncate(p.max_results);
-                Ok(ReferenceList {
-                    truncated: total > refs.len(),
-                    references: refs,
-                    total,
-                })
-            })
-            .await?;
-            match result {
-                Ok(list) => {
-                    let mut s = format!("{} reference(s)", list.total);
-                    if list.truncated {
-                        let _ = write!(s, ", showing {}", list.references.len());
-                    }
-                    s.push('\n');
-                    for r in &list.references {
-                        let within = r
-                            .enclosing
-                            .as_ref()
-                            .map(|e| format!(" (in {} {})", e.kind, e.name))
-                            .unwrap_or_default();
-                        let _ = writeln!(
-                            s,
-                            "{}:{}:{} [{}]{within}: {}",
-                            r.file, r.line, r.column, r.kind, r.content
-                        );
-                    }
-                    success(&list, s)
-                }
-                Err(e) => failure(e),
-            }
-        }
-        .await?;
+        let class = ToolClass::Code;
         self.shared
-            .record(session.as_deref(), "find_references", params, &out);
-        Ok(out)
+            .gated(session, "find_references", class, params, async move {
+                let (_, name) = split_qualified(&p.symbol);
+                if name.is_empty()
+                    || !name
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '-')
+                {
+                    return failure(format!(
+                        "`{}` is not an identifier: give a symbol name such as `authenticate`",
+                        p.symbol
+                    ));
+                }
+                let shared = Arc::clone(&self.shared);
+                let result = blocking(move || -> Result<ReferenceList, String> {
+                    let q = TextQuery {
+                        pattern: name.clone(),
+                        literal: true,
+                        word: true,
+                        path: p.path.clone().unwrap_or_default(),
+                        file_type: p.language.clone(),
+                        max_results: usize::MAX,
+                        ..Default::default()
+                    };
+                    let hits = text::search(&shared.repo, &shared.config, &q)
+                        .map_err(|e| e.to_string())?;
+                    let mut refs = Vec::new();
+                    for m in hits.matches {
+                        let abs = shared.repo.root().join(&m.file);
+                        let syms = shared
+                            .symbols
+                            .get(&shared.repo, &abs, shared.config.max_file_size)
+                            .ok()
+                            .flatten();
+                        let line = m.line as usize;
+                        let (kind, enclosing) = match &syms {
+                            Some(s) => {
+                                if s.definitions
+                                    .iter()
+                                    .any(|d| d.name == name && d.name_line == line)
+                                {
+                                    continue;
+                                }
+                                let kind = s
+                                    .references
+                                    .iter()
+                                    .find(|r| r.line == line && r.name == name)
+                                    .map_or("text".to_string(), |r| r.kind.clone());
+                                let enc = s.enclosing(line).map(|d| Enclosing {
+                                    name: d.name.clone(),
+                                    kind: d.kind.clone(),
+                                    line: d.line,
+                                    fqcn: d.fqcn.clone(),
+                                });
+                                (kind, enc)
+                            }
+                            None => ("text".to_string(), None),
+                        };
+                        refs.push(Reference {
+                            file: m.file,
+                            line: m.line,
+                            column: m.column,
+                            content: m.content.trim().to_string(),
+                            kind,
+                            enclosing,
+                        });
+                    }
+                    let total = refs.len();
+                    refs.truncate(p.max_results);
+                    Ok(ReferenceList {
+                        truncated: total > refs.len(),
+                        references: refs,
+                        total,
+                    })
+                })
+                .await?;
+                match result {
+                    Ok(list) => {
+                        let mut s = format!("{} reference(s)", list.total);
+                        if list.truncated {
+                            let _ = write!(s, ", showing {}", list.references.len());
+                        }
+                        s.push('\n');
+                        for r in &list.references {
+                            let within = r
+                                .enclosing
+                                .as_ref()
+                                .map(|e| format!(" (in {} {})", e.kind, e.name))
+                                .unwrap_or_default();
+                            let _ = writeln!(
+                                s,
+                                "{}:{}:{} [{}]{within}: {}",
+                                r.file, r.line, r.column, r.kind, r.content
+                            );
+                        }
+                        success(&list, s)
+                    }
+                    Err(e) => failure(e),
+                }
+            })
+            .await
     }
 
     /// Symbol table of a file, a directory or the whole repository, filterable by kind, name and language.
@@ -671,37 +651,35 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let session = p.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
-        if let Some(refused) = self
-            .shared
-            .gate(session.as_deref(), "get_symbols", ToolClass::Code)
-        {
-            return Ok(refused);
-        }
-        let out = async move {
-            let shared = Arc::clone(&self.shared);
-            let result = blocking(move || -> Result<SymbolList, SymbolError> {
-                let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
-                let needle = p.name.as_deref().map(str::to_lowercase);
-                Ok(select_symbols(&files, p.max_results, |d| {
-                    p.kind.as_deref().is_none_or(|k| d.kind == k)
-                        && needle
-                            .as_deref()
-                            .is_none_or(|n| d.name.to_lowercase().contains(n))
-                }))
-            })
-            .await?;
-            match result {
-                Ok(list) => {
-                    let text = list_text(&list);
-                    success(&list, text)
-                }
-                Err(e) => failure(e),
-            }
-        }
-        .await?;
         self.shared
-            .record(session.as_deref(), "get_symbols", params, &out);
-        Ok(out)
+            .gated(
+                session,
+                "get_symbols",
+                ToolClass::Code,
+                params,
+                async move {
+                    let shared = Arc::clone(&self.shared);
+                    let result = blocking(move || -> Result<SymbolList, SymbolError> {
+                        let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
+                        let needle = p.name.as_deref().map(str::to_lowercase);
+                        Ok(select_symbols(&files, p.max_results, |d| {
+                            p.kind.as_deref().is_none_or(|k| d.kind == k)
+                                && needle
+                                    .as_deref()
+                                    .is_none_or(|n| d.name.to_lowercase().contains(n))
+                        }))
+                    })
+                    .await?;
+                    match result {
+                        Ok(list) => {
+                            let text = list_text(&list);
+                            success(&list, text)
+                        }
+                        Err(e) => failure(e),
+                    }
+                },
+            )
+            .await
     }
 
     /// Nested symbol tree (classes → methods, @media → rules, …) with 1-based start/end lines, per file.
@@ -715,13 +693,9 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let session = p.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
-        if let Some(refused) =
-            self.shared
-                .gate(session.as_deref(), "analyze_structure", ToolClass::Code)
-        {
-            return Ok(refused);
-        }
-        let out = async move {
+        let class = ToolClass::Code;
+        self.shared
+            .gated(session, "analyze_structure", class, params, async move {
         let shared = Arc::clone(&self.shared);
         let path = p.path.clone();
         let result = blocking(move || -> Result<StructureResult, SymbolError> {
@@ -766,11 +740,8 @@ impl CodeIntel {
             }
             Err(e) => failure(e),
         }
-        }
-        .await?;
-        self.shared
-            .record(session.as_deref(), "analyze_structure", params, &out);
-        Ok(out)
+            })
+            .await
     }
 
     /// The function or method that contains a 1-based line of a file, with its source.
@@ -784,13 +755,9 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let session = p.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
-        if let Some(refused) =
-            self.shared
-                .gate(session.as_deref(), "get_function_at_line", ToolClass::Code)
-        {
-            return Ok(refused);
-        }
-        let out = async move {
+        let class = ToolClass::Code;
+        self.shared
+            .gated(session, "get_function_at_line", class, params, async move {
         let shared = Arc::clone(&self.shared);
         let result = blocking(move || -> Result<FunctionAtLine, String> {
             let abs = shared.repo.resolve(&p.file).map_err(|e| e.to_string())?;
@@ -839,10 +806,7 @@ impl CodeIntel {
             }
             Err(e) => failure(e),
         }
-        }
-        .await?;
-        self.shared
-            .record(session.as_deref(), "get_function_at_line", params, &out);
-        Ok(out)
+            })
+            .await
     }
 }

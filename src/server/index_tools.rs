@@ -97,135 +97,127 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let session = p.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
-        if let Some(refused) = self.shared.gate(
-            session.as_deref(),
-            "semantic_search",
-            if p.collection == Collection::Map {
-                ToolClass::Map
-            } else {
-                ToolClass::Forest
-            },
-        ) {
-            return Ok(refused);
-        }
-        let out = async move {
-            if p.query.trim().is_empty() {
-                return failure("query is empty: describe the code you are looking for");
-            }
-            if !(1..=100).contains(&p.limit) {
-                return failure("limit must be 1-100");
-            }
-            let shared = &self.shared;
-            let mut filters = Vec::new();
-            if let Some(path) = p.path.as_deref().filter(|s| !s.is_empty()) {
-                let abs = match shared.repo.resolve(path) {
-                    Ok(a) => a,
+        let class = if p.collection == Collection::Map {
+            ToolClass::Map
+        } else {
+            ToolClass::Forest
+        };
+        self.shared
+            .gated(session, "semantic_search", class, params, async move {
+                if p.query.trim().is_empty() {
+                    return failure("query is empty: describe the code you are looking for");
+                }
+                if !(1..=100).contains(&p.limit) {
+                    return failure("limit must be 1-100");
+                }
+                let shared = &self.shared;
+                let mut filters = Vec::new();
+                if let Some(path) = p.path.as_deref().filter(|s| !s.is_empty()) {
+                    let abs = match shared.repo.resolve(path) {
+                        Ok(a) => a,
+                        Err(e) => return failure(e),
+                    };
+                    let rel = shared.repo.rel(&abs);
+                    if abs.is_dir() {
+                        if !rel.is_empty() {
+                            filters.push(format!(
+                                "starts_with(file, {})",
+                                sql_str(&format!("{rel}/"))
+                            ));
+                        }
+                    } else {
+                        filters.push(format!("file = {}", sql_str(&rel)));
+                    }
+                }
+                if let Some(lang) = &p.language {
+                    filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
+                }
+                let embedder = match shared.embedder() {
+                    Ok(e) => e,
+                    Err(r) => return Ok(*r),
+                };
+                let store = match shared.store(false).await {
+                    Ok(s) => s,
                     Err(e) => return failure(e),
                 };
-                let rel = shared.repo.rel(&abs);
-                if abs.is_dir() {
-                    if !rel.is_empty() {
-                        filters.push(format!(
-                            "starts_with(file, {})",
-                            sql_str(&format!("{rel}/"))
-                        ));
-                    }
+                let query = p.query.clone();
+                let emb = Arc::clone(&embedder);
+                let vector = match blocking(move || emb.embed_query(&query)).await? {
+                    Ok(v) => v,
+                    Err(e) => return failure(e),
+                };
+                // Readiness as of the moment of the search: a sync that completes
+                // while it runs must not make partial results look complete.
+                let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+                let filter = (!filters.is_empty()).then(|| filters.join(" AND "));
+                // Map first (SPEC §5): an agreement above the calibrated
+                // threshold short-circuits `auto`; forest is not searched then.
+                let map_results = if p.collection == Collection::Forest {
+                    Vec::new()
                 } else {
-                    filters.push(format!("file = {}", sql_str(&rel)));
-                }
-            }
-            if let Some(lang) = &p.language {
-                filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
-            }
-            let embedder = match shared.embedder() {
-                Ok(e) => e,
-                Err(r) => return Ok(*r),
-            };
-            let store = match shared.store(false).await {
-                Ok(s) => s,
-                Err(e) => return failure(e),
-            };
-            let query = p.query.clone();
-            let emb = Arc::clone(&embedder);
-            let vector = match blocking(move || emb.embed_query(&query)).await? {
-                Ok(v) => v,
-                Err(e) => return failure(e),
-            };
-            // Readiness as of the moment of the search: a sync that completes
-            // while it runs must not make partial results look complete.
-            let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
-            let filter = (!filters.is_empty()).then(|| filters.join(" AND "));
-            // Map first (SPEC §5): an agreement above the calibrated
-            // threshold short-circuits `auto`; forest is not searched then.
-            let map_results = if p.collection == Collection::Forest {
-                Vec::new()
-            } else {
-                match store.search_map(&vector, p.limit).await {
-                    Ok(r) => r,
-                    Err(e) => return failure(e),
-                }
-            };
-            let short_circuit = p.collection == Collection::Auto
-                && map_results
-                    .first()
-                    .is_some_and(|h| h.score >= CALIBRATED.map_short_circuit);
-            let results = if p.collection == Collection::Map || short_circuit {
-                Vec::new()
-            } else {
-                match store
-                    .search_forest(&vector, p.limit, filter.as_deref())
-                    .await
-                {
-                    Ok(r) => r,
-                    Err(e) => return failure(e),
-                }
-            };
-            let mut s = format!("{}\n", readiness.message);
-            if results.is_empty() && map_results.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "no results{}",
-                    if readiness.state == "ready" {
-                        ""
-                    } else {
-                        " yet: the index is not complete"
+                    match store.search_map(&vector, p.limit).await {
+                        Ok(r) => r,
+                        Err(e) => return failure(e),
                     }
-                );
-            }
-            for h in &map_results {
-                let _ = writeln!(
+                };
+                let short_circuit = p.collection == Collection::Auto
+                    && map_results
+                        .first()
+                        .is_some_and(|h| h.score >= CALIBRATED.map_short_circuit);
+                let results = if p.collection == Collection::Map || short_circuit {
+                    Vec::new()
+                } else {
+                    match store
+                        .search_forest(&vector, p.limit, filter.as_deref())
+                        .await
+                    {
+                        Ok(r) => r,
+                        Err(e) => return failure(e),
+                    }
+                };
+                let mut s = format!("{}\n", readiness.message);
+                if results.is_empty() && map_results.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        "no results{}",
+                        if readiness.state == "ready" {
+                            ""
+                        } else {
+                            " yet: the index is not complete"
+                        }
+                    );
+                }
+                for h in &map_results {
+                    let _ = writeln!(
+                        s,
+                        "[map {:.3}] {} → {} {}",
+                        h.score, h.query, h.symbols, h.files
+                    );
+                }
+                for h in &results {
+                    let _ = writeln!(
+                        s,
+                        "[{:.3}] {}:{}-{} {} {}  {}",
+                        h.score,
+                        h.file,
+                        h.start_line,
+                        h.end_line,
+                        h.kind,
+                        h.fqcn.as_deref().unwrap_or(&h.name),
+                        h.signature
+                    );
+                }
+                success(
+                    &SemanticResult {
+                        results,
+                        map_results,
+                        short_circuit,
+                        index: readiness,
+                    },
                     s,
-                    "[map {:.3}] {} → {} {}",
-                    h.score, h.query, h.symbols, h.files
-                );
-            }
-            for h in &results {
-                let _ = writeln!(
-                    s,
-                    "[{:.3}] {}:{}-{} {} {}  {}",
-                    h.score,
-                    h.file,
-                    h.start_line,
-                    h.end_line,
-                    h.kind,
-                    h.fqcn.as_deref().unwrap_or(&h.name),
-                    h.signature
-                );
-            }
-            success(
-                &SemanticResult {
-                    results,
-                    map_results,
-                    short_circuit,
-                    index: readiness,
-                },
-                s,
-            )
-        }
-        .await?;
-        self.shared
-            .record(session.as_deref(), "semantic_search", params, &out);
-        Ok(out)
+                )
+            })
+            .await
     }
 
     /// Brings the semantic index up to date: re-chunks added and modified files, re-embeds only changed chunks, drops deleted files. Reports counts and seconds.

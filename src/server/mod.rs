@@ -275,6 +275,24 @@ impl Shared {
         })))
     }
 
+    /// Runs a code tool under the gate: refused calls return the refusal,
+    /// allowed ones run `body` and are recorded as evidence.
+    pub(crate) async fn gated(
+        &self,
+        session_id: Option<String>,
+        tool: &str,
+        class: ToolClass,
+        params: serde_json::Value,
+        body: impl std::future::Future<Output = Result<CallToolResult, ErrorData>>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if let Some(refused) = self.gate(session_id.as_deref(), tool, class) {
+            return Ok(refused);
+        }
+        let out = body.await?;
+        self.record(session_id.as_deref(), tool, params, &out);
+        Ok(out)
+    }
+
     /// Records a successful tool call as evidence of the session: the tool,
     /// its parameters, the first line of its text and every `file` its
     /// structured result names (those files count as seen and explored).
