@@ -269,6 +269,13 @@ fn view(s: &Session) -> SessionView {
     }
 }
 
+/// The session view as a successful tool result.
+fn respond_view(s: &Session) -> Result<CallToolResult, ErrorData> {
+    let v = view(s);
+    let text = view_text(&v);
+    success(&v, text)
+}
+
 fn view_text(v: &SessionView) -> String {
     format!(
         "session {} {:?} phase {:?}, risk {:?}; next: {}",
@@ -568,11 +575,7 @@ impl CodeIntel {
         Parameters(p): Parameters<SessionParams>,
     ) -> Result<CallToolResult, ErrorData> {
         match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => {
-                let v = view(&s);
-                let text = view_text(&v);
-                success(&v, text)
-            }
+            Ok(s) => respond_view(&s),
             Err(e) => Shared::session_error(e),
         }
     }
@@ -853,9 +856,7 @@ impl CodeIntel {
             Ok(r) => r,
             Err(e) => return Shared::session_error(e),
         };
-        let v = view(&s);
-        let text = view_text(&v);
-        success(&v, text)
+        respond_view(&s)
     }
 
     /// In VERIFICATION: confirms each hypothesis (→ FACT, needs code evidence and an existing definition) or rejects it. When none is left unverified, the understanding is re-assessed: READY if the requirements are met, else back to EXPLORATION.
@@ -1121,9 +1122,7 @@ impl CodeIntel {
             Ok(r) => r,
             Err(e) => return Shared::session_error(e),
         };
-        let v = view(&s);
-        let text = view_text(&v);
-        success(&v, text)
+        respond_view(&s)
     }
 
     /// Records how the work ended. success: writes .code-intel/agreements/<id>.md, adds the agreement to the map table (found by later sessions) and learns (term, symbol) pairs; failure/partial: logged with phase and cause for get_improvement_insights.
