@@ -313,10 +313,6 @@ fn guidance(slot: SlotName) -> serde_json::Value {
 const EXTRACTION_PROMPT: &str = "Extract from the user's request, for each slot, a short `value` (English is fine) and a `quote`: the exact words of the request that support it, copied verbatim (the server rejects quotes that are not in the request). Leave a slot out when the request does not say it. Slots: target_feature (feature or component), trigger_condition (when it happens), observed_issue (what goes wrong now), desired_action (what to do). Then call set_query_frame with {\"session_id\": ..., \"slots\": {\"target_feature\": {\"value\": ..., \"quote\": ...}, ...}}.";
 
 impl Shared {
-    fn session_error(e: impl std::fmt::Display) -> Result<CallToolResult, ErrorData> {
-        failure(e)
-    }
-
     fn refuse(
         &self,
         id: &str,
@@ -414,7 +410,7 @@ impl CodeIntel {
         let shared = &self.shared;
         let s = match shared.sessions.put(Session::new(p.intent, &p.query)) {
             Ok(s) => s,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         *shared
             .current_session
@@ -495,7 +491,7 @@ impl CodeIntel {
         .collect();
         let query = match self.shared.sessions.get(&p.session_id) {
             Ok(s) => s.query,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
         // Value/quote consistency: a value that means something else than its
@@ -536,7 +532,7 @@ impl CodeIntel {
         });
         let s = match result {
             Ok((_, s)) => s,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         let missing = session::missing_slots(&s.frame);
         let out = serde_json::json!({
@@ -576,7 +572,7 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         match self.shared.sessions.get(&p.session_id) {
             Ok(s) => respond_view(&s),
-            Err(e) => Shared::session_error(e),
+            Err(e) => failure(e),
         }
     }
 
@@ -593,7 +589,7 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let s = match self.shared.sessions.get(&p.session_id) {
             Ok(s) => s,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         if s.phase != Phase::Exploration {
             return self.shared.refuse(
@@ -669,7 +665,7 @@ impl CodeIntel {
             s.phase = phase;
         }) {
             Ok(r) => r,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         let out = serde_json::json!({
             "phase": s.phase,
@@ -710,7 +706,7 @@ impl CodeIntel {
             return failure("symbols is empty");
         }
         if let Err(e) = self.shared.sessions.get(&p.session_id) {
-            return Shared::session_error(e);
+            return failure(e);
         }
         let embedder = match self.shared.embedder() {
             Ok(e) => e,
@@ -767,7 +763,7 @@ impl CodeIntel {
             }
         }) {
             Ok(r) => r,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         let out = serde_json::json!({
             "results": checks,
@@ -801,7 +797,7 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let s = match self.shared.sessions.get(&p.session_id) {
             Ok(s) => s,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         if s.phase != Phase::Semantic {
             return self.shared.refuse(
@@ -854,7 +850,7 @@ impl CodeIntel {
             s.phase = Phase::Verification;
         }) {
             Ok(r) => r,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         respond_view(&s)
     }
@@ -872,7 +868,7 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let s = match self.shared.sessions.get(&p.session_id) {
             Ok(s) => s,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         if s.phase != Phase::Verification {
             return self.shared.refuse(
@@ -957,7 +953,7 @@ impl CodeIntel {
             }
         }) {
             Ok(r) => r,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         // Re-assess with the facts folded in.
         let mut note = "hypotheses remain: verify them all".to_string();
@@ -981,7 +977,7 @@ impl CodeIntel {
                 }
             }) {
                 Ok((_, s)) => s,
-                Err(e) => return Shared::session_error(e),
+                Err(e) => return failure(e),
             };
         }
         let v = view(&s);
@@ -1002,7 +998,7 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let s = match self.shared.sessions.get(&p.session_id) {
             Ok(s) => s,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         let repo = &self.shared.repo;
         // The file may not exist yet: confine its parent directory instead.
@@ -1040,7 +1036,7 @@ impl CodeIntel {
                     .sessions
                     .update(&s.id, |s| s.writes_allowed.push(rel2))
                 {
-                    return Shared::session_error(e);
+                    return failure(e);
                 }
                 success(
                     &serde_json::json!({"allowed": true, "file": rel}),
@@ -1092,7 +1088,7 @@ impl CodeIntel {
             });
         }) {
             Ok(r) => r,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         let v = view(&s);
         let text = format!("added {rels:?}. {}", view_text(&v));
@@ -1120,7 +1116,7 @@ impl CodeIntel {
             }
         }) {
             Ok(r) => r,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         respond_view(&s)
     }
@@ -1138,7 +1134,7 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let s = match self.shared.sessions.get(&p.session_id) {
             Ok(s) => s,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         let u = s.understanding.clone().unwrap_or_default();
         let mut symbols: Vec<String> = u.symbols_identified.clone();
@@ -1148,7 +1144,10 @@ impl CodeIntel {
                 .filter(|h| h.state == HypothesisState::Fact)
                 .map(|h| h.symbol.clone()),
         );
-        symbols.dedup();
+        // FACT hypotheses are already in the understanding after verification:
+        // keep the first occurrence of each symbol.
+        let mut seen = HashSet::new();
+        symbols.retain(|sym| seen.insert(sym.clone()));
         let files: Vec<String> = u
             .files_analyzed
             .iter()
@@ -1161,7 +1160,7 @@ impl CodeIntel {
         if p.outcome == Outcome::Success {
             let path = match self.shared.sessions.write_agreement(&s, &symbols, &files) {
                 Ok(p) => p,
-                Err(e) => return Shared::session_error(e),
+                Err(e) => return failure(e),
             };
             out["agreement"] = serde_json::json!(self.shared.repo.rel(&path));
             // The map row makes the agreement findable at once.
@@ -1217,7 +1216,7 @@ impl CodeIntel {
             "failure_point": p.failure_point, "analysis": p.analysis,
         });
         if let Err(e) = self.shared.sessions.log("outcomes", &record) {
-            return Shared::session_error(e);
+            return failure(e);
         }
         let outcome = format!("{:?}", p.outcome).to_lowercase();
         if let Err(e) = self
@@ -1225,7 +1224,7 @@ impl CodeIntel {
             .sessions
             .update(&s.id, |s| s.outcome = Some(outcome))
         {
-            return Shared::session_error(e);
+            return failure(e);
         }
         let text = format!("outcome recorded: {out}");
         success(&out, text)
@@ -1243,7 +1242,7 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ErrorData> {
         let s = match self.shared.sessions.get(&p.session_id) {
             Ok(s) => s,
-            Err(e) => return Shared::session_error(e),
+            Err(e) => return failure(e),
         };
         let mut per_tool: BTreeMap<&str, usize> = BTreeMap::new();
         for e in &s.evidence {

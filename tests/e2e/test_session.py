@@ -183,6 +183,8 @@ async def test_precise_request_fast_path_and_semantic_detour(tmp_path):
         assert ok["allowed"]
         out = await c.call("record_outcome", session_id=sid, outcome="success")
         assert out["map_added"] is True
+        agreement = (repo / ".code-intel" / "agreements" / f"{sid}.md").read_text()
+        assert agreement.count("- `hash_password`") == 1 and agreement.count("- `main`") == 1, agreement
 
         # Recovery and a failed outcome in a second session, side by side.
         sid2 = (await c.call("start_session", intent="INVESTIGATE", query="how are invoices downloaded?"))["session_id"]
