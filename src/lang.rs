@@ -1,6 +1,15 @@
 //! The language table: id, file extensions, tree-sitter grammar and tags
 //! query. Adding a language is one row here, one `queries/<lang>/tags.scm`
 //! and one fixture.
+//!
+//! Two languages are compositions rather than grammars of their own: a Vue
+//! single-file component is parsed with the HTML grammar and its `<script>`
+//! block again as TypeScript or JavaScript; a Blade template
+//! (`.blade.php`) is parsed with the HTML grammar, and its directives
+//! (`@section`, `@livewire`, `<x-…>` components) are read by
+//! `search::symbols` on top. SCSS uses the CSS grammar (tree-sitter-css
+//! parses nested rule sets; `$variables` and `@mixin` come back as
+//! declarations and at-rules).
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -16,7 +25,13 @@ pub enum Lang {
     TypeScript,
     Tsx,
     Css,
+    Scss,
     Html,
+    Vue,
+    Blade,
+    Go,
+    Java,
+    Rust,
 }
 
 impl Lang {
@@ -29,7 +44,13 @@ impl Lang {
             Lang::TypeScript,
             Lang::Tsx,
             Lang::Css,
+            Lang::Scss,
             Lang::Html,
+            Lang::Vue,
+            Lang::Blade,
+            Lang::Go,
+            Lang::Java,
+            Lang::Rust,
         ]
     }
 
@@ -42,7 +63,13 @@ impl Lang {
             Lang::JavaScript => "javascript",
             Lang::TypeScript | Lang::Tsx => "typescript",
             Lang::Css => "css",
+            Lang::Scss => "scss",
             Lang::Html => "html",
+            Lang::Vue => "vue",
+            Lang::Blade => "blade",
+            Lang::Go => "go",
+            Lang::Java => "java",
+            Lang::Rust => "rust",
         }
     }
 
@@ -55,12 +82,24 @@ impl Lang {
             Lang::TypeScript => &["ts", "mts", "cts"],
             Lang::Tsx => &["tsx"],
             Lang::Css => &["css"],
+            Lang::Scss => &["scss"],
             Lang::Html => &["html", "htm"],
+            Lang::Vue => &["vue"],
+            // Matched on the double extension by `from_path`.
+            Lang::Blade => &["blade.php"],
+            Lang::Go => &["go"],
+            Lang::Java => &["java"],
+            Lang::Rust => &["rs"],
         }
     }
 
-    /// The language of a path, by extension.
+    /// The language of a path, by extension (`x.blade.php` is Blade, not
+    /// PHP).
     pub fn from_path(path: &Path) -> Option<Lang> {
+        let file = path.file_name()?.to_str()?.to_ascii_lowercase();
+        if file.ends_with(".blade.php") {
+            return Some(Lang::Blade);
+        }
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         Lang::all()
             .iter()
@@ -83,13 +122,17 @@ impl Lang {
             Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
             Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
             Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Lang::Css => tree_sitter_css::LANGUAGE.into(),
-            Lang::Html => tree_sitter_html::LANGUAGE.into(),
+            Lang::Css | Lang::Scss => tree_sitter_css::LANGUAGE.into(),
+            Lang::Html | Lang::Vue | Lang::Blade => tree_sitter_html::LANGUAGE.into(),
+            Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            Lang::Java => tree_sitter_java::LANGUAGE.into(),
+            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
         }
     }
 
     /// Source of the tags query (`queries/<lang>/tags.scm`; TypeScript's is
-    /// its own file followed by JavaScript's).
+    /// its own file followed by JavaScript's, SCSS's is followed by CSS's,
+    /// Vue's and Blade's by HTML's).
     pub fn tags_source(self) -> String {
         const PY: &str = include_str!("../queries/python/tags.scm");
         const PHP: &str = include_str!("../queries/php/tags.scm");
@@ -97,6 +140,12 @@ impl Lang {
         const TS: &str = include_str!("../queries/typescript/tags.scm");
         const CSS: &str = include_str!("../queries/css/tags.scm");
         const HTML: &str = include_str!("../queries/html/tags.scm");
+        const SCSS: &str = include_str!("../queries/scss/tags.scm");
+        const VUE: &str = include_str!("../queries/vue/tags.scm");
+        const BLADE: &str = include_str!("../queries/blade/tags.scm");
+        const GO: &str = include_str!("../queries/go/tags.scm");
+        const JAVA: &str = include_str!("../queries/java/tags.scm");
+        const RUST: &str = include_str!("../queries/rust/tags.scm");
         match self {
             Lang::Python => PY.into(),
             Lang::Php => PHP.into(),
@@ -104,6 +153,12 @@ impl Lang {
             Lang::TypeScript | Lang::Tsx => format!("{TS}\n{JS}"),
             Lang::Css => CSS.into(),
             Lang::Html => HTML.into(),
+            Lang::Scss => format!("{SCSS}\n{CSS}"),
+            Lang::Vue => format!("{VUE}\n{HTML}"),
+            Lang::Blade => format!("{BLADE}\n{HTML}"),
+            Lang::Go => GO.into(),
+            Lang::Java => JAVA.into(),
+            Lang::Rust => RUST.into(),
         }
     }
 
@@ -113,7 +168,7 @@ impl Lang {
     /// If a bundled query does not compile against its grammar; the test
     /// `every_tags_query_compiles` guards this.
     pub fn tags_query(self) -> &'static Query {
-        static CELLS: [OnceLock<Query>; 7] = [const { OnceLock::new() }; 7];
+        static CELLS: [OnceLock<Query>; 13] = [const { OnceLock::new() }; 13];
         CELLS[self as usize].get_or_init(|| {
             Query::new(&self.grammar(), &self.tags_source())
                 .unwrap_or_else(|e| panic!("bundled tags query for {self:?} is invalid: {e}"))
@@ -137,7 +192,12 @@ mod tests {
     fn extensions_map() {
         assert_eq!(Lang::from_path(Path::new("a/b.PY")), Some(Lang::Python));
         assert_eq!(Lang::from_path(Path::new("x.tsx")), Some(Lang::Tsx));
-        assert_eq!(Lang::from_path(Path::new("x.blade.php")), Some(Lang::Php));
+        assert_eq!(Lang::from_path(Path::new("x.blade.php")), Some(Lang::Blade));
+        assert_eq!(Lang::from_path(Path::new("x.php")), Some(Lang::Php));
+        assert_eq!(Lang::from_path(Path::new("App.vue")), Some(Lang::Vue));
+        assert_eq!(Lang::from_path(Path::new("main.rs")), Some(Lang::Rust));
+        assert_eq!(Lang::from_path(Path::new("a.scss")), Some(Lang::Scss));
+        assert_eq!(Lang::all().len(), 13);
         assert_eq!(Lang::from_path(Path::new("README")), None);
         assert!(Lang::Tsx.matches_filter("TypeScript"));
         assert!(Lang::Python.matches_filter("py"));

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use serde::Serialize;
@@ -54,7 +54,15 @@ impl Definition {
     pub fn is_container(&self) -> bool {
         matches!(
             self.kind.as_str(),
-            "class" | "interface" | "trait" | "enum" | "module" | "media" | "element" | "section"
+            "class"
+                | "interface"
+                | "trait"
+                | "enum"
+                | "impl"
+                | "module"
+                | "media"
+                | "element"
+                | "section"
         )
     }
 
@@ -183,6 +191,11 @@ pub fn extract(lang: Lang, source: &str, rel_path: &str) -> FileSymbols {
         }
     }
     let mut definitions: Vec<Definition> = by_node.into_values().map(|(_, d)| d).collect();
+    match lang {
+        Lang::Vue => vue_scripts(tree.root_node(), source, rel_path, &mut definitions, &mut references),
+        Lang::Blade => blade_directives(source, &mut definitions, &mut references),
+        _ => {}
+    }
     definitions.sort_by(|a, b| {
         a.start_byte
             .cmp(&b.start_byte)
@@ -196,6 +209,150 @@ pub fn extract(lang: Lang, source: &str, rel_path: &str) -> FileSymbols {
         references,
         has_errors: tree.root_node().has_error(),
         line_count,
+    }
+}
+
+/// Adds the definitions and references of a Vue component's `<script>`
+/// blocks, parsed as TypeScript (`lang="ts"` / `"tsx"`) or JavaScript, with
+/// lines and bytes shifted to the component file.
+fn vue_scripts(
+    root: Node,
+    source: &str,
+    rel_path: &str,
+    defs: &mut Vec<Definition>,
+    refs: &mut Vec<TagReference>,
+) {
+    let mut cursor = root.walk();
+    for block in root.named_children(&mut cursor) {
+        if block.kind() != "script_element" {
+            continue;
+        }
+        let start_tag = text(block, source).split('>').next().unwrap_or("");
+        let sub_lang = if start_tag.contains("lang=\"tsx\"") {
+            Lang::Tsx
+        } else if start_tag.contains("lang=\"ts\"") {
+            Lang::TypeScript
+        } else {
+            Lang::JavaScript
+        };
+        let mut inner = block.walk();
+        let Some(raw) = block
+            .named_children(&mut inner)
+            .find(|c| c.kind() == "raw_text")
+        else {
+            continue;
+        };
+        let (row, byte) = (raw.start_position().row, raw.start_byte());
+        let sub = extract(sub_lang, text(raw, source), rel_path);
+        defs.extend(sub.definitions.into_iter().map(|mut d| {
+            d.line += row;
+            d.end_line += row;
+            d.name_line += row;
+            d.start_byte += byte;
+            d.end_byte += byte;
+            d.fqcn = None;
+            d
+        }));
+        refs.extend(sub.references.into_iter().map(|mut r| {
+            r.line += row;
+            r
+        }));
+    }
+}
+
+/// Blade directives the HTML grammar sees as text: `@section('x')` …
+/// `@endsection` / `@show` / `@stop`, `@push`, `@slot`, `@component` blocks
+/// (kind `section`, named by their first argument) and references to
+/// Livewire components (`@livewire('x')`, kind `livewire`), views
+/// (`@include`, `@extends`, `@each`, kind `view`), named routes
+/// (`route('x')`, kind `route`) and components (`<x-forms.input>`,
+/// `<livewire:counter>`, kind `component`, named by the tag). One-line `@section('title', 'Text')` has
+/// no block.
+fn blade_directives(source: &str, defs: &mut Vec<Definition>, refs: &mut Vec<TagReference>) {
+    static DIRECTIVE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = DIRECTIVE.get_or_init(|| {
+        regex::Regex::new(
+            r#"@(section|push|slot|component|livewire|include|includeIf|includeWhen|extends|each|endsection|show|stop|endpush|endslot|endcomponent)\b(?:\(\s*['"]([^'"]+)['"]\s*(,)?)?|\broute\(\s*['"]([^'"]+)['"]|<(x-[\w.:-]+|livewire:[\w.-]+)"#,
+        )
+        .expect("static regex")
+    });
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |byte: usize| line_starts.partition_point(|&s| s <= byte);
+    // Open blocks: (directive, name, start byte).
+    let mut open: Vec<(String, String, usize)> = Vec::new();
+    for m in re.captures_iter(source) {
+        let whole = m.get(0).expect("match");
+        let line = line_of(whole.start());
+        let column = char_column(source, whole.start());
+        if let Some(route) = m.get(4) {
+            refs.push(TagReference {
+                name: route.as_str().to_string(),
+                kind: "route".into(),
+                line,
+                column,
+            });
+            continue;
+        }
+        if let Some(tag) = m.get(5) {
+            refs.push(TagReference {
+                name: tag.as_str().to_string(),
+                kind: "component".into(),
+                line,
+                column,
+            });
+            continue;
+        }
+        let directive = &m[1];
+        let arg = m.get(2).map(|a| a.as_str().to_string());
+        match (directive, arg) {
+            ("section" | "push" | "slot" | "component", Some(name)) if m.get(3).is_none() => {
+                open.push((directive.to_string(), name, whole.start()));
+            }
+            ("livewire", Some(name)) => refs.push(TagReference {
+                name,
+                kind: "livewire".into(),
+                line,
+                column,
+            }),
+            ("include" | "includeIf" | "includeWhen" | "extends" | "each", Some(name)) => {
+                refs.push(TagReference {
+                    name,
+                    kind: "view".into(),
+                    line,
+                    column,
+                });
+            }
+            ("endsection" | "show" | "stop" | "endpush" | "endslot" | "endcomponent", _) => {
+                let wanted = match directive {
+                    "endpush" => "push",
+                    "endslot" => "slot",
+                    "endcomponent" => "component",
+                    _ => "section",
+                };
+                if let Some(pos) = open.iter().rposition(|(d, _, _)| d == wanted) {
+                    let (d, name, start) = open.remove(pos);
+                    let end = whole.end();
+                    let first_line = source[start..].lines().next().unwrap_or("");
+                    defs.push(Definition {
+                        name,
+                        kind: "section".into(),
+                        line: line_of(start),
+                        end_line: line_of(end.saturating_sub(1)),
+                        start_byte: start,
+                        end_byte: end,
+                        name_line: line_of(start),
+                        scope: None,
+                        signature: collapse_ws(first_line, MAX_SIGNATURE_CHARS),
+                        doc: Some(format!("Blade @{d} block")),
+                        fqcn: None,
+                        parent: None,
+                    });
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -237,7 +394,7 @@ fn link_scopes(defs: &mut [Definition], lang: Lang, rel_path: &str) {
             if defs[i].kind == "function"
                 && matches!(
                     defs[p].kind.as_str(),
-                    "class" | "interface" | "trait" | "enum"
+                    "class" | "interface" | "trait" | "enum" | "impl"
                 )
             {
                 defs[i].kind = "method".into();
@@ -369,6 +526,7 @@ fn doc_of(node: Node, source: &str, lang: Lang) -> Option<String> {
         if matches!(
             p.kind(),
             "decorated_definition"
+                | "type_declaration"
                 | "export_statement"
                 | "lexical_declaration"
                 | "variable_declaration"
@@ -383,6 +541,12 @@ fn doc_of(node: Node, source: &str, lang: Lang) -> Option<String> {
     let mut next_row = anchor.start_position().row;
     let mut sib = anchor.prev_sibling();
     while let Some(s) = sib {
+        if s.kind() == "attribute_item" {
+            // Rust `#[derive(…)]` between the doc comment and the item.
+            next_row = s.start_position().row;
+            sib = s.prev_sibling();
+            continue;
+        }
         if !s.kind().contains("comment") || s.end_position().row + 1 < next_row {
             break;
         }
@@ -405,7 +569,7 @@ fn clean_doc(raw: &str) -> String {
                 .trim_start_matches("/**")
                 .trim_start_matches("/*")
                 .trim_end_matches("*/")
-                .trim_start_matches("//")
+                .trim_start_matches('/')
                 .trim_start_matches('#')
                 .trim_start_matches('*')
                 .trim_matches('"')
@@ -688,5 +852,117 @@ mod tests {
         );
         assert!(syms.has_errors);
         assert!(syms.definitions.iter().any(|d| d.name == "ok"));
+    }
+
+    /// One fixture per added language (tests/fixtures/languages): the
+    /// definitions (name, kind, lines), a doc comment, and the references
+    /// the language's query or directive reader adds.
+    #[test]
+    fn added_languages_fixtures() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/languages");
+        let run = |file: &str| {
+            let src = std::fs::read_to_string(dir.join(file)).expect("fixture");
+            let lang = Lang::from_path(Path::new(file)).expect("language");
+            extract(lang, &src, file)
+        };
+        let names = |s: &FileSymbols| -> Vec<(String, String, usize, usize)> {
+            s.definitions
+                .iter()
+                .map(|d| (d.name.clone(), d.kind.clone(), d.line, d.end_line))
+                .collect()
+        };
+        let own = |v: &[(&str, &str, usize, usize)]| -> Vec<(String, String, usize, usize)> {
+            v.iter()
+                .map(|(a, b, c, d)| (a.to_string(), b.to_string(), *c, *d))
+                .collect()
+        };
+
+        let vue = run("OrderList.vue");
+        assert_eq!(vue.lang, Lang::Vue);
+        let got = names(&vue);
+        for want in own(&[
+            ("template", "section", 1, 6),
+            ("script", "section", 8, 19),
+            ("cancelOrder", "function", 16, 18),
+            ("style", "section", 21, 25),
+        ]) {
+            assert!(got.contains(&want), "vue: {want:?} not in {got:?}");
+        }
+        let cancel = vue.definitions.iter().find(|d| d.name == "cancelOrder").unwrap();
+        assert_eq!(cancel.scope.as_deref(), Some("script"));
+        assert_eq!(cancel.doc.as_deref(), Some("Cancels an order after the user confirmed it."));
+
+        let blade = run("orders.blade.php");
+        assert_eq!(
+            names(&blade),
+            own(&[("content", "section", 5, 13), ("scripts", "section", 15, 17)])
+        );
+        let refs: Vec<(String, String)> = blade
+            .references
+            .iter()
+            .map(|r| (r.kind.clone(), r.name.clone()))
+            .collect();
+        for want in [
+            ("view", "layouts.app"),
+            ("component", "x-order-table"),
+            ("component", "x-forms.search-input"),
+            ("livewire", "order-filter"),
+            ("route", "orders.create"),
+            ("view", "orders.partials.summary"),
+        ] {
+            assert!(
+                refs.contains(&(want.0.to_string(), want.1.to_string())),
+                "blade: {want:?} not in {refs:?}"
+            );
+        }
+
+        let scss = run("theme.scss");
+        let got = names(&scss);
+        assert!(got.iter().any(|d| d.1 == "mixin" && d.0.starts_with("@mixin button-variant")), "{got:?}");
+        assert!(got.contains(&("&:hover".into(), "rule".into(), 11, 13)), "{got:?}");
+        assert!(got.iter().any(|d| d.1 == "media"), "{got:?}");
+
+        let go = run("server.go");
+        assert_eq!(
+            names(&go),
+            own(&[
+                ("Store", "interface", 6, 8),
+                ("Order", "class", 11, 14),
+                ("Handler", "class", 17, 19),
+                ("ServeHTTP", "method", 22, 26),
+                ("NewHandler", "function", 29, 31),
+            ])
+        );
+        assert_eq!(go.definitions[0].doc.as_deref(), Some("Store persists orders."));
+        assert!(go.references.iter().any(|r| r.name == "Save" && r.kind == "call"));
+
+        let java = run("OrderService.java");
+        assert_eq!(
+            names(&java),
+            own(&[
+                ("OrderService", "class", 6, 19),
+                ("repository", "field", 7, 7),
+                ("OrderService", "method", 9, 11),
+                ("cancel", "method", 14, 16),
+                ("Status", "enum", 18, 18),
+            ])
+        );
+        assert_eq!(java.definitions[3].doc.as_deref(), Some("Cancels the order with the given id."));
+
+        let rust = run("orders.rs");
+        assert_eq!(
+            names(&rust),
+            own(&[
+                ("Order", "class", 5, 8),
+                ("Store", "trait", 11, 13),
+                ("save", "method", 12, 12),
+                ("MemoryStore", "class", 15, 17),
+                ("MemoryStore", "impl", 19, 24),
+                ("save", "method", 21, 23),
+                ("total", "function", 26, 28),
+            ])
+        );
+        assert_eq!(rust.definitions[0].doc.as_deref(), Some("One customer order."));
+        assert_eq!(rust.definitions[5].scope.as_deref(), Some("MemoryStore"));
     }
 }
