@@ -33,24 +33,45 @@ pub struct Chunk {
     /// The source lines of the chunk; a container's members are reduced to
     /// their first line followed by ` …`.
     pub content: String,
+    /// Framework facts (a JSON object, empty when none): `imports`,
+    /// `injected_dependencies`, `relations`, `translatable`, `columns`,
+    /// `fields`, `actions`, … — see `crate::framework`.
+    pub meta: serde_json::Map<String, serde_json::Value>,
+    /// Symbols this chunk points at: PHP FQCNs (injected dependencies,
+    /// related models, Blade components), `table:<name>`, `route:<name>`,
+    /// `view:<name>`.
+    pub related: Vec<String>,
 }
 
 impl Chunk {
     /// The passage text that is embedded: a header with the language, kind
-    /// and symbol name split into words (camelCase / snake_case), the
-    /// docblock, then the content; the E5 `passage: ` prefix is added by the
+    /// and symbol name with its scope (`ProductForm.configure`), split into
+    /// words (camelCase / snake_case), the
+    /// docblock, a line of framework facts (`fields: name, stock; model:
+    /// Product`, at most 400 chars), then the content; the E5 `passage: ` prefix is added by the
     /// embedder. The path is left out of definition chunks so that moving or
     /// renaming a file reuses their vectors; module and window chunks are
     /// named by their file name, which is all that identifies them.
     pub fn embedding_text(&self) -> String {
-        let mut s = format!("{} {} {}", self.language, self.kind, self.name);
-        let words = split_identifier(&self.name);
-        if !words.is_empty() && words != self.name {
+        let name = match &self.scope {
+            Some(scope) if self.kind != "module" && self.kind != "window" => {
+                format!("{scope}.{}", self.name)
+            }
+            _ => self.name.clone(),
+        };
+        let mut s = format!("{} {} {name}", self.language, self.kind);
+        let words = split_identifier(&name);
+        if !words.is_empty() && words != name {
             s.push_str(&format!(" ({words})"));
         }
         s.push('\n');
         if let Some(doc) = &self.doc {
             s.push_str(doc);
+            s.push('\n');
+        }
+        let facts = crate::framework::meta_summary(&self.meta, 400);
+        if !facts.is_empty() {
+            s.push_str(&facts);
             s.push('\n');
         }
         s.push_str(&self.content);
@@ -152,6 +173,8 @@ pub fn chunk_file(
             start_line: d.line,
             end_line: d.end_line,
             content: String::new(),
+            meta: serde_json::Map::new(),
+            related: Vec::new(),
         };
         out.extend(split(base, content, max_chars));
     }
@@ -197,6 +220,8 @@ pub fn chunk_file(
             start_line: first,
             end_line: last,
             content: String::new(),
+            meta: serde_json::Map::new(),
+            related: Vec::new(),
         };
         out.extend(split(base, trimmed, max_chars));
     }
@@ -301,6 +326,8 @@ fn windows(file: &str, language: &str, name: &str, lines: &[&str], max_chars: us
             start_line: start,
             end_line: start + block.len() - 1,
             content: String::new(),
+            meta: serde_json::Map::new(),
+            related: Vec::new(),
         };
         let numbered = block
             .iter()

@@ -2,7 +2,7 @@
 //! store. Incremental, resumable after a kill, and observable while it runs.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -13,13 +13,15 @@ use sha2::{Digest, Sha256};
 use crate::chunk::{self, Chunk};
 use crate::config::Config;
 use crate::embed::{EmbedError, Embedder};
+use crate::framework;
 use crate::lang::Lang;
 use crate::repo::{self, PathError, Repo};
 use crate::search::symbols;
 use crate::store::{ForestRow, Store, StoreError};
 
 /// Version of `sync_state.json`; another version forces a full rebuild.
-const STATE_VERSION: u32 = 1;
+/// 2: chunks carry framework `meta` and `related` columns (issue 4).
+const STATE_VERSION: u32 = 2;
 /// Files chunked, embedded and committed together; the state file is saved
 /// after each batch, so a killed sync loses at most one batch of work.
 /// Larger batches sort more texts by length before embedding: 64 gave 0.84
@@ -242,20 +244,13 @@ fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String> {
     }
     let sha = chunk::hex(&Sha256::digest(&bytes));
     let source = String::from_utf8_lossy(&bytes);
-    let syms = Lang::from_path(&c.abs).map(|l| symbols::extract(l, &source, &c.rel));
-    let chunks: Vec<(Chunk, String)> = chunk::chunk_file(
-        &c.rel,
-        &source,
-        syms.as_ref(),
-        config.chunk_max_chars(),
-        config.lightweight_mode,
-    )
-    .into_iter()
-    .map(|ch| {
-        let h = ch.content_hash();
-        (ch, h)
-    })
-    .collect();
+    let chunks: Vec<(Chunk, String)> = chunk_source(&c.rel, &source, config)
+        .into_iter()
+        .map(|ch| {
+            let h = ch.content_hash();
+            (ch, h)
+        })
+        .collect();
     Ok(Prepared {
         rel: c.rel.clone(),
         state: FileState {
@@ -266,6 +261,22 @@ fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String> {
         },
         chunks,
     })
+}
+
+/// The chunks of one file as the index stores them: AST chunks (or line
+/// windows) with the framework strategies applied. `rel` is repo-relative
+/// with `/`; it picks the language and the strategies.
+pub fn chunk_source(rel: &str, source: &str, config: &Config) -> Vec<Chunk> {
+    let syms = Lang::from_path(Path::new(rel)).map(|l| symbols::extract(l, source, rel));
+    let mut chunks = chunk::chunk_file(
+        rel,
+        source,
+        syms.as_ref(),
+        config.chunk_max_chars(),
+        config.lightweight_mode,
+    );
+    framework::enrich(rel, source, syms.as_ref(), &mut chunks);
+    chunks
 }
 
 /// Every chunk the index would hold for the repository, deduplicated by

@@ -12,6 +12,7 @@ pub mod chunk;
 pub mod client;
 pub mod config;
 pub mod embed;
+pub mod framework;
 pub mod index;
 pub mod lang;
 pub mod learn;

@@ -54,7 +54,16 @@ pub struct ForestHit {
     pub fqcn: Option<String>,
     pub signature: String,
     pub content: String,
+    /// Framework facts of the chunk (JSON object; `{}` when none).
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
+    pub meta: serde_json::Value,
+    /// Symbols the chunk points at (FQCNs, `table:…`, `route:…`).
+    pub related: Vec<String>,
     pub score: f32,
+    /// The stored embedding (not serialised; used by hybrid ranking).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub vector: Vec<f32>,
 }
 
 /// A `map` search hit (an agreement recorded after a successful session).
@@ -92,6 +101,8 @@ fn forest_schema(dim: usize) -> SchemaRef {
         Field::new("end_line", DataType::UInt32, false),
         s("content"),
         s("content_hash"),
+        s("meta"),
+        s("related"),
         vector_field(dim),
     ]))
 }
@@ -351,6 +362,8 @@ impl Store {
                 )),
                 str_col(&|r| r.chunk.content.clone()),
                 str_col(&|r| r.hash.to_string()),
+                str_col(&|r| serde_json::Value::Object(r.chunk.meta.clone()).to_string()),
+                str_col(&|r| serde_json::to_string(&r.chunk.related).unwrap_or_default()),
                 Arc::new(vectors),
             ],
         )
@@ -379,41 +392,31 @@ impl Store {
             q = q.only_if(f);
         }
         let batches: Vec<RecordBatch> = q.execute().await?.try_collect().await?;
-        let mut hits = Vec::new();
-        for b in &batches {
-            let s = |n| string_col(b, n);
-            let (file, language, kind, name, scope, fqcn, signature, content) = (
-                s("file")?,
-                s("language")?,
-                s("kind")?,
-                s("name")?,
-                s("scope")?,
-                s("fqcn")?,
-                s("signature")?,
-                s("content")?,
-            );
-            let start = u32_col(b, "start_line")?;
-            let end = u32_col(b, "end_line")?;
-            let dist = distance_col(b)?;
-            for i in 0..b.num_rows() {
-                let opt = |a: &StringArray| (!a.is_null(i)).then(|| a.value(i).to_string());
-                hits.push(ForestHit {
-                    file: file.value(i).into(),
-                    start_line: start.value(i),
-                    end_line: end.value(i),
-                    language: language.value(i).into(),
-                    kind: kind.value(i).into(),
-                    name: name.value(i).into(),
-                    scope: opt(scope),
-                    fqcn: opt(fqcn),
-                    signature: signature.value(i).into(),
-                    content: content.value(i).into(),
-                    score: 1.0 - dist.value(i),
-                });
-            }
-        }
+        let mut hits = forest_hits(&batches)?;
         hits.sort_by(|a, b| b.score.total_cmp(&a.score));
         Ok(hits)
+    }
+
+    /// `forest` rows matching a Lance SQL predicate, at most `limit`, with
+    /// their stored vectors and `score` 0 (no query vector).
+    ///
+    /// # Errors
+    /// Lance errors.
+    pub async fn forest_where(
+        &self,
+        filter: &str,
+        limit: usize,
+    ) -> Result<Vec<ForestHit>, StoreError> {
+        let batches: Vec<RecordBatch> = self
+            .forest
+            .query()
+            .only_if(filter)
+            .limit(limit)
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        forest_hits(&batches)
     }
 
     /// Adds one agreement to `map` (visible to searches at once).
@@ -505,6 +508,54 @@ impl Store {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score));
         Ok(hits)
     }
+}
+
+/// Reads `forest` rows; `score` is 1 − `_distance` when the batch has one,
+/// else 0.
+fn forest_hits(batches: &[RecordBatch]) -> Result<Vec<ForestHit>, StoreError> {
+    let mut hits = Vec::new();
+    for b in batches {
+        let s = |n| string_col(b, n);
+        let (file, language, kind, name, scope, fqcn, signature, content) = (
+            s("file")?,
+            s("language")?,
+            s("kind")?,
+            s("name")?,
+            s("scope")?,
+            s("fqcn")?,
+            s("signature")?,
+            s("content")?,
+        );
+        let (meta, related) = (s("meta")?, s("related")?);
+        let start = u32_col(b, "start_line")?;
+        let end = u32_col(b, "end_line")?;
+        let dist = b
+            .column_by_name("_distance")
+            .map(|_| distance_col(b))
+            .transpose()?;
+        let vectors = vector_col(b).ok();
+        for i in 0..b.num_rows() {
+            let opt = |a: &StringArray| (!a.is_null(i)).then(|| a.value(i).to_string());
+            hits.push(ForestHit {
+                file: file.value(i).into(),
+                start_line: start.value(i),
+                end_line: end.value(i),
+                language: language.value(i).into(),
+                kind: kind.value(i).into(),
+                name: name.value(i).into(),
+                scope: opt(scope),
+                fqcn: opt(fqcn),
+                signature: signature.value(i).into(),
+                content: content.value(i).into(),
+                meta: serde_json::from_str(meta.value(i))
+                    .unwrap_or_else(|_| serde_json::Value::Object(serde_json::Map::new())),
+                related: serde_json::from_str(related.value(i)).unwrap_or_default(),
+                score: dist.map_or(0.0, |d| 1.0 - d.value(i)),
+                vector: vectors.map(|v| row_vector(v, i)).unwrap_or_default(),
+            });
+        }
+    }
+    Ok(hits)
 }
 
 async fn open_or_create(

@@ -192,7 +192,13 @@ pub fn extract(lang: Lang, source: &str, rel_path: &str) -> FileSymbols {
     }
     let mut definitions: Vec<Definition> = by_node.into_values().map(|(_, d)| d).collect();
     match lang {
-        Lang::Vue => vue_scripts(tree.root_node(), source, rel_path, &mut definitions, &mut references),
+        Lang::Vue => vue_scripts(
+            tree.root_node(),
+            source,
+            rel_path,
+            &mut definitions,
+            &mut references,
+        ),
         Lang::Blade => blade_directives(source, &mut definitions, &mut references),
         _ => {}
     }
@@ -888,14 +894,24 @@ mod tests {
         ]) {
             assert!(got.contains(&want), "vue: {want:?} not in {got:?}");
         }
-        let cancel = vue.definitions.iter().find(|d| d.name == "cancelOrder").unwrap();
+        let cancel = vue
+            .definitions
+            .iter()
+            .find(|d| d.name == "cancelOrder")
+            .unwrap();
         assert_eq!(cancel.scope.as_deref(), Some("script"));
-        assert_eq!(cancel.doc.as_deref(), Some("Cancels an order after the user confirmed it."));
+        assert_eq!(
+            cancel.doc.as_deref(),
+            Some("Cancels an order after the user confirmed it.")
+        );
 
         let blade = run("orders.blade.php");
         assert_eq!(
             names(&blade),
-            own(&[("content", "section", 5, 13), ("scripts", "section", 15, 17)])
+            own(&[
+                ("content", "section", 5, 13),
+                ("scripts", "section", 15, 17)
+            ])
         );
         let refs: Vec<(String, String)> = blade
             .references
@@ -918,8 +934,15 @@ mod tests {
 
         let scss = run("theme.scss");
         let got = names(&scss);
-        assert!(got.iter().any(|d| d.1 == "mixin" && d.0.starts_with("@mixin button-variant")), "{got:?}");
-        assert!(got.contains(&("&:hover".into(), "rule".into(), 11, 13)), "{got:?}");
+        assert!(
+            got.iter()
+                .any(|d| d.1 == "mixin" && d.0.starts_with("@mixin button-variant")),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&("&:hover".into(), "rule".into(), 11, 13)),
+            "{got:?}"
+        );
         assert!(got.iter().any(|d| d.1 == "media"), "{got:?}");
 
         let go = run("server.go");
@@ -933,8 +956,15 @@ mod tests {
                 ("NewHandler", "function", 29, 31),
             ])
         );
-        assert_eq!(go.definitions[0].doc.as_deref(), Some("Store persists orders."));
-        assert!(go.references.iter().any(|r| r.name == "Save" && r.kind == "call"));
+        assert_eq!(
+            go.definitions[0].doc.as_deref(),
+            Some("Store persists orders.")
+        );
+        assert!(
+            go.references
+                .iter()
+                .any(|r| r.name == "Save" && r.kind == "call")
+        );
 
         let java = run("OrderService.java");
         assert_eq!(
@@ -947,7 +977,10 @@ mod tests {
                 ("Status", "enum", 18, 18),
             ])
         );
-        assert_eq!(java.definitions[3].doc.as_deref(), Some("Cancels the order with the given id."));
+        assert_eq!(
+            java.definitions[3].doc.as_deref(),
+            Some("Cancels the order with the given id.")
+        );
 
         let rust = run("orders.rs");
         assert_eq!(
@@ -962,7 +995,10 @@ mod tests {
                 ("total", "function", 26, 28),
             ])
         );
-        assert_eq!(rust.definitions[0].doc.as_deref(), Some("One customer order."));
+        assert_eq!(
+            rust.definitions[0].doc.as_deref(),
+            Some("One customer order.")
+        );
         assert_eq!(rust.definitions[5].scope.as_deref(), Some("MemoryStore"));
     }
 }

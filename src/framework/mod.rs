@@ -1,0 +1,466 @@
+//! Framework-aware chunking strategies (SPEC §4, seed 003 §1.1–1.14), each
+//! chosen by path and content and applied after the AST chunker:
+//!
+//! - PHP ([`php`]): imports, constructor DI, Eloquent models and relations,
+//!   `$translatable`, Filament resources / schema classes / actions, and
+//!   migrations as `table_schema` chunks;
+//! - `composer.json`: `composer_require`, `composer_require_dev` and
+//!   `composer_autoload` chunks instead of line windows;
+//! - `tailwind.config.{js,ts,cjs,mjs}`: `tailwind_theme`,
+//!   `tailwind_plugins` and `tailwind_content` chunks read from the JS/TS
+//!   AST, instead of the module summary;
+//! - Blade: related symbols of each chunk from its components (`<x-user-card>`
+//!   → `App\View\Components\UserCard`), `@livewire` (→ `App\Livewire\…`),
+//!   views (`view:layouts.app`) and routes (`route:orders.show`).
+//!
+//! Facts go to [`Chunk::meta`] (a JSON object) and [`Chunk::related`].
+
+mod php;
+
+use serde_json::{Map, Value, json};
+use tree_sitter::{Node, Parser};
+
+use crate::chunk::Chunk;
+use crate::lang::Lang;
+use crate::search::symbols::FileSymbols;
+
+/// Applies every strategy that fits `file` (repo-relative, `/`) to its AST
+/// chunks. Never fails: a strategy that cannot read the file leaves the
+/// chunks as they are.
+pub fn enrich(file: &str, source: &str, symbols: Option<&FileSymbols>, chunks: &mut Vec<Chunk>) {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    if name == "composer.json"
+        && let Some(c) = composer(file, source)
+    {
+        *chunks = c;
+        return;
+    }
+    let lang = symbols.map(|s| s.lang);
+    if name.starts_with("tailwind.config.")
+        && matches!(lang, Some(Lang::JavaScript | Lang::TypeScript))
+    {
+        let found = tailwind(file, source, lang.unwrap_or(Lang::JavaScript));
+        if !found.is_empty() {
+            chunks.retain(|c| c.kind != "module");
+            chunks.extend(found);
+        }
+        return;
+    }
+    match (lang, symbols) {
+        (Some(Lang::Php), _) => php::enrich(file, source, chunks),
+        (Some(Lang::Blade), Some(s)) => blade_related(s, chunks),
+        _ => {}
+    }
+}
+
+/// `x-forms.search-input` → `App\View\Components\Forms\SearchInput`;
+/// `livewire:order-filter` / `@livewire('order-filter')` →
+/// `App\Livewire\OrderFilter` (Livewire 3's default namespace).
+pub fn blade_component_class(tag: &str, livewire: bool) -> String {
+    let studly = |s: &str| -> String {
+        s.split(['-', '_'])
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    let path: Vec<String> = tag.split('.').map(studly).collect();
+    let ns = if livewire {
+        "App\\Livewire"
+    } else {
+        "App\\View\\Components"
+    };
+    format!("{ns}\\{}", path.join("\\"))
+}
+
+fn blade_related(symbols: &FileSymbols, chunks: &mut [Chunk]) {
+    for c in chunks.iter_mut() {
+        let mut related: Vec<String> = symbols
+            .references
+            .iter()
+            .filter(|r| c.start_line <= r.line && r.line <= c.end_line)
+            .map(|r| match r.kind.as_str() {
+                "component" => match r.name.strip_prefix("livewire:") {
+                    Some(lw) => blade_component_class(lw, true),
+                    None => blade_component_class(r.name.trim_start_matches("x-"), false),
+                },
+                "livewire" => blade_component_class(&r.name, true),
+                other => format!("{other}:{}", r.name),
+            })
+            .collect();
+        related.sort();
+        related.dedup();
+        if !related.is_empty() {
+            c.meta.insert("framework".into(), json!("blade"));
+            c.related = related;
+        }
+    }
+}
+
+/// 1-based line of the first `"key"` in a JSON text.
+fn json_key_line(source: &str, key: &str) -> Option<usize> {
+    let needle = format!("\"{key}\"");
+    source
+        .lines()
+        .position(|l| l.contains(&needle))
+        .map(|i| i + 1)
+}
+
+/// The `composer.json` strategy; `None` when the file is not valid JSON.
+fn composer(file: &str, source: &str) -> Option<Vec<Chunk>> {
+    let v: Value = serde_json::from_str(source).ok()?;
+    let package = v["name"].as_str().unwrap_or("").to_string();
+    let total = source.lines().count().max(1);
+    let mut out = Vec::new();
+    let mut section = |kind: &str, key: &str, value: &Value, meta: Map<String, Value>| {
+        let start = json_key_line(source, key).unwrap_or(1);
+        let content = format!(
+            "\"{key}\": {}",
+            serde_json::to_string_pretty(value).unwrap_or_default()
+        );
+        let end = (start + content.lines().count())
+            .saturating_sub(1)
+            .min(total);
+        let mut m = meta;
+        m.insert("framework".into(), json!("composer"));
+        if !package.is_empty() {
+            m.insert("package".into(), json!(package));
+        }
+        out.push(Chunk {
+            file: file.to_string(),
+            language: "json".into(),
+            kind: kind.to_string(),
+            name: key.to_string(),
+            scope: None,
+            fqcn: None,
+            signature: format!("composer.json {key}"),
+            doc: Some(match kind {
+                "composer_autoload" => {
+                    "PHP namespaces and their autoload directories (PSR-4)".into()
+                }
+                "composer_require_dev" => "Development dependencies (Composer packages)".into(),
+                _ => "Dependencies (Composer packages and versions)".into(),
+            }),
+            start_line: start,
+            end_line: end.max(start),
+            content,
+            meta: m,
+            related: Vec::new(),
+        });
+    };
+    for (key, kind) in [
+        ("require", "composer_require"),
+        ("require-dev", "composer_require_dev"),
+    ] {
+        if let Some(obj) = v[key].as_object() {
+            let packages: Map<String, Value> = obj.clone();
+            let mut meta = Map::new();
+            meta.insert("packages".into(), Value::Object(packages));
+            section(kind, key, &v[key], meta);
+        }
+    }
+    for key in ["autoload", "autoload-dev"] {
+        if let Some(obj) = v[key].as_object() {
+            let mut meta = Map::new();
+            if let Some(psr4) = obj.get("psr-4") {
+                meta.insert("psr4".into(), psr4.clone());
+            }
+            section("composer_autoload", key, &v[key], meta);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn node_text<'a>(n: Node, src: &'a str) -> &'a str {
+    src.get(n.byte_range()).unwrap_or("")
+}
+
+/// A JS object key or string value without quotes.
+fn js_name(n: Node, src: &str) -> String {
+    node_text(n, src)
+        .trim_matches(|c| c == '\'' || c == '"' || c == '`')
+        .to_string()
+}
+
+/// The `key: value` pairs of a JS object node.
+fn pairs<'t>(obj: Node<'t>, src: &str) -> Vec<(String, Node<'t>)> {
+    let mut c = obj.walk();
+    obj.named_children(&mut c)
+        .filter(|p| p.kind() == "pair")
+        .filter_map(|p| {
+            Some((
+                js_name(p.child_by_field_name("key")?, src),
+                p.child_by_field_name("value")?,
+            ))
+        })
+        .collect()
+}
+
+/// The `tailwind.config.*` strategy: the first object with a `theme`,
+/// `content` or `plugins` key (the exported config, whether `export
+/// default {…}`, `module.exports = {…}` or `satisfies Config`).
+fn tailwind(file: &str, source: &str, lang: Lang) -> Vec<Chunk> {
+    let mut parser = Parser::new();
+    if parser.set_language(&lang.grammar()).is_err() {
+        return Vec::new();
+    }
+    let Some(tree) = parser.parse(source, None) else {
+        return Vec::new();
+    };
+    let mut stack = vec![tree.root_node()];
+    let mut config = None;
+    while let Some(n) = stack.pop() {
+        if n.kind() == "object"
+            && pairs(n, source)
+                .iter()
+                .any(|(k, _)| matches!(k.as_str(), "theme" | "content" | "plugins"))
+        {
+            config = Some(n);
+            break;
+        }
+        let mut c = n.walk();
+        let mut kids: Vec<Node> = n.named_children(&mut c).collect();
+        kids.reverse();
+        stack.extend(kids);
+    }
+    let Some(config) = config else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (key, value) in pairs(config, source) {
+        let mut meta = Map::new();
+        meta.insert("framework".into(), json!("tailwind"));
+        let (kind, doc) = match key.as_str() {
+            "theme" => {
+                // Keys of colors / screens / fontFamily, in theme or theme.extend.
+                let mut scopes = vec![value];
+                if let Some((_, ext)) = pairs(value, source)
+                    .into_iter()
+                    .find(|(k, _)| k == "extend")
+                {
+                    scopes.push(ext);
+                }
+                for scope in scopes {
+                    for (k, v) in pairs(scope, source) {
+                        let field = match k.as_str() {
+                            "colors" => "colors",
+                            "screens" => "screens",
+                            "fontFamily" => "fonts",
+                            _ => continue,
+                        };
+                        let names: Vec<String> =
+                            pairs(v, source).into_iter().map(|(n, _)| n).collect();
+                        let entry = meta.entry(field).or_insert_with(|| json!([]));
+                        if let Value::Array(a) = entry {
+                            a.extend(names.into_iter().map(Value::String));
+                        }
+                    }
+                }
+                (
+                    "tailwind_theme",
+                    "Tailwind CSS theme: colors, screens (breakpoints), fonts",
+                )
+            }
+            "plugins" => {
+                let mut c = value.walk();
+                let plugins: Vec<String> = value
+                    .named_children(&mut c)
+                    .map(|p| {
+                        let t = node_text(p, source);
+                        match t.find("require(") {
+                            Some(i) => js_name_in_call(&t[i + 8..]),
+                            None => t.to_string(),
+                        }
+                    })
+                    .collect();
+                meta.insert("plugins".into(), json!(plugins));
+                ("tailwind_plugins", "Tailwind CSS plugins")
+            }
+            "content" => {
+                let mut c = value.walk();
+                let paths: Vec<String> = value
+                    .named_children(&mut c)
+                    .filter(|p| p.kind() == "string")
+                    .map(|p| js_name(p, source))
+                    .collect();
+                meta.insert("content".into(), json!(paths));
+                (
+                    "tailwind_content",
+                    "Tailwind CSS content paths (files scanned for classes)",
+                )
+            }
+            _ => continue,
+        };
+        let pair = value.parent().unwrap_or(value);
+        let (start, end) = (pair.start_position().row + 1, pair.end_position().row + 1);
+        out.push(Chunk {
+            file: file.to_string(),
+            language: lang.name().into(),
+            kind: kind.into(),
+            name: key.clone(),
+            scope: None,
+            fqcn: None,
+            signature: format!("tailwind {key}"),
+            doc: Some(doc.into()),
+            start_line: start,
+            end_line: end,
+            content: node_text(pair, source).to_string(),
+            meta,
+            related: Vec::new(),
+        });
+    }
+    out
+}
+
+/// `'@tailwindcss/forms')` → `@tailwindcss/forms`.
+fn js_name_in_call(rest: &str) -> String {
+    rest.split(')')
+        .next()
+        .unwrap_or(rest)
+        .trim()
+        .trim_matches(|c| c == '\'' || c == '"' || c == '`')
+        .to_string()
+}
+
+/// One line naming the facts in `meta` for the embedded text: arrays of
+/// strings joined, arrays of objects by their `name`, true flags by key;
+/// at most `max_chars` chars.
+pub fn meta_summary(meta: &Map<String, Value>, max_chars: usize) -> String {
+    let mut parts = Vec::new();
+    for (k, v) in meta {
+        if matches!(k.as_str(), "imports" | "framework" | "psr4" | "packages") {
+            continue;
+        }
+        let value = match v {
+            Value::String(s) => s.rsplit('\\').next().unwrap_or(s).to_string(),
+            Value::Bool(true) => String::new(),
+            Value::Array(a) if !a.is_empty() => a
+                .iter()
+                .filter_map(|x| match x {
+                    Value::String(s) => Some(s.rsplit('\\').next().unwrap_or(s).to_string()),
+                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(String::from),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            Value::Object(o) if k == "relation" => format!(
+                "{} {}",
+                o.get("type").and_then(Value::as_str).unwrap_or(""),
+                o.get("related")
+                    .and_then(Value::as_str)
+                    .and_then(|s| s.rsplit('\\').next())
+                    .unwrap_or("")
+            ),
+            _ => continue,
+        };
+        let key = k.replace('_', " ");
+        parts.push(if value.is_empty() {
+            key
+        } else {
+            format!("{key}: {value}")
+        });
+    }
+    let mut s = parts.join("; ");
+    if s.chars().count() > max_chars {
+        s = s.chars().take(max_chars).collect::<String>() + "…";
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::config::Config;
+    use crate::index::chunk_source;
+
+    /// Snapshot tests, one fixture per strategy (tests/fixtures/laravel-app):
+    /// the chunks (kind, name, lines, FQCN, meta, related) are compared with
+    /// tests/snapshots/<name>.json. `UPDATE_SNAPSHOTS=1 cargo test` rewrites
+    /// them; review the diff before committing.
+    #[test]
+    fn strategy_snapshots() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let app = root.join("tests/fixtures/laravel-app");
+        let config = Config::default();
+        let mut failures = Vec::new();
+        for (snapshot, rel) in [
+            (
+                "migration",
+                "database/migrations/2024_01_01_000003_create_orders_table.php",
+            ),
+            (
+                "migration_alter",
+                "database/migrations/2024_02_01_000004_add_tracking_to_orders_table.php",
+            ),
+            ("composer", "composer.json"),
+            ("tailwind", "tailwind.config.js"),
+            (
+                "filament_resource_v4",
+                "app/Filament/Resources/Products/ProductResource.php",
+            ),
+            (
+                "filament_form_v4",
+                "app/Filament/Resources/Products/Schemas/ProductForm.php",
+            ),
+            (
+                "filament_table_v4",
+                "app/Filament/Resources/Products/Tables/ProductsTable.php",
+            ),
+            (
+                "filament_page_actions",
+                "app/Filament/Resources/Products/Pages/EditProduct.php",
+            ),
+            (
+                "filament_resource_v3",
+                "app/Filament/Resources/Orders/OrderResource.php",
+            ),
+            ("eloquent_model", "app/Models/Product.php"),
+            ("controller_di", "app/Http/Controllers/OrderController.php"),
+            ("blade_view", "resources/views/orders/show.blade.php"),
+            ("vue_sfc", "resources/js/components/OrderSummary.vue"),
+        ] {
+            let source = std::fs::read_to_string(app.join(rel)).expect("fixture");
+            let chunks: Vec<serde_json::Value> = chunk_source(rel, &source, &config)
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "kind": c.kind, "name": c.name, "lines": [c.start_line, c.end_line],
+                        "fqcn": c.fqcn, "meta": c.meta, "related": c.related,
+                    })
+                })
+                .collect();
+            let got = serde_json::to_string_pretty(&chunks).expect("json") + "\n";
+            let path = root.join(format!("tests/snapshots/{snapshot}.json"));
+            if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+                std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+                std::fs::write(&path, &got).expect("write snapshot");
+                continue;
+            }
+            let want = std::fs::read_to_string(&path).unwrap_or_default();
+            if want != got {
+                failures.push(format!("{snapshot} ({rel}):\n{got}"));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "snapshots differ:\n{}",
+            failures.join("\n")
+        );
+    }
+
+    #[test]
+    fn blade_component_classes() {
+        assert_eq!(
+            super::blade_component_class("forms.search-input", false),
+            "App\\View\\Components\\Forms\\SearchInput"
+        );
+        assert_eq!(
+            super::blade_component_class("order-status-filter", true),
+            "App\\Livewire\\OrderStatusFilter"
+        );
+    }
+}
