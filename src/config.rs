@@ -76,6 +76,9 @@ pub struct Config {
     /// `notifications/tools/list_changed` when the phase changes. Off by
     /// default: MCP clients do not declare whether they refetch the list.
     pub phase_scoped_tools: bool,
+    /// Weights of the `query` tool's hybrid score (SPEC §4: vector 0.4,
+    /// keyword 0.2, definition 0.3, reference 0.1; `kind` 0.2 is ours).
+    pub hybrid_weights: crate::rank::HybridWeights,
 }
 
 impl Default for Config {
@@ -101,6 +104,7 @@ impl Default for Config {
             ],
             source_dirs: Vec::new(),
             phase_scoped_tools: false,
+            hybrid_weights: crate::rank::HybridWeights::default(),
         }
     }
 }
@@ -181,6 +185,14 @@ impl Config {
             "must be 32..=8192",
         )?;
         check(self.max_chunks > 0, "max_chunks", "must be positive")?;
+        let w = &self.hybrid_weights;
+        check(
+            [w.vector, w.keyword, w.definition, w.reference, w.kind]
+                .iter()
+                .all(|x| x.is_finite() && *x >= 0.0),
+            "hybrid_weights",
+            "every weight must be a number >= 0",
+        )?;
         check(self.max_file_size > 0, "max_file_size", "must be positive")?;
         check(
             self.sync_ttl_hours >= 0.0,

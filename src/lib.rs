@@ -16,6 +16,7 @@ pub mod framework;
 pub mod index;
 pub mod lang;
 pub mod learn;
+pub mod rank;
 pub mod relevance;
 pub mod repo;
 pub mod search;

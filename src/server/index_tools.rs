@@ -11,11 +11,43 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CodeIntel, blocking, failure, success};
+use super::{CodeIntel, Shared, blocking, failure, success};
 use crate::index::{self, Readiness, SyncReport};
+use crate::rank::{self, QueryPlan, ScoreParts};
 use crate::relevance::CALIBRATED;
 use crate::session::ToolClass;
 use crate::store::{ForestHit, MapHit, sql_str};
+
+/// The Lance SQL filter for a `path` (repo-relative file or directory)
+/// and a `language`; `None` when neither is given.
+///
+/// # Errors
+/// A path outside the repository.
+fn chunk_filter(
+    shared: &Shared,
+    path: Option<&str>,
+    language: Option<&str>,
+) -> Result<Option<String>, String> {
+    let mut filters = Vec::new();
+    if let Some(path) = path.filter(|s| !s.is_empty()) {
+        let abs = shared.repo.resolve(path).map_err(|e| e.to_string())?;
+        let rel = shared.repo.rel(&abs);
+        if abs.is_dir() {
+            if !rel.is_empty() {
+                filters.push(format!(
+                    "starts_with(file, {})",
+                    sql_str(&format!("{rel}/"))
+                ));
+            }
+        } else {
+            filters.push(format!("file = {}", sql_str(&rel)));
+        }
+    }
+    if let Some(lang) = language {
+        filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
+    }
+    Ok((!filters.is_empty()).then(|| filters.join(" AND ")))
+}
 
 /// Which table `semantic_search` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
@@ -77,6 +109,44 @@ pub struct SemanticResult {
     pub index: Readiness,
 }
 
+/// Parameters of `query`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct QueryParams {
+    /// The request in natural language (Japanese or English), e.g. 「商品のフォームに在庫数フィールドを追加」 or "where are orders stored?".
+    pub query: String,
+    /// Results returned at most, 1-50. Default 10.
+    #[serde(default = "default_limit")]
+    pub limit: usize,
+    /// Only chunks under this repo-relative directory or file.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only chunks of this language.
+    #[serde(default)]
+    pub language: Option<String>,
+    /// Session to gate this call (it counts as a forest search: allowed in SEMANTIC) and record it as evidence; omit for the ungated one-shot context before a session.
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+/// One hybrid-ranked chunk with why it ranked.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RankedChunk {
+    #[serde(flatten)]
+    pub chunk: ForestHit,
+    /// The score parts; `why.score` is the hybrid score the list is sorted by.
+    pub why: ScoreParts,
+}
+
+/// Result of `query`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct QueryResult {
+    /// What the router saw and which tools it recommends.
+    pub plan: QueryPlan,
+    /// Chunks, best first, by the hybrid score (SPEC §4).
+    pub results: Vec<RankedChunk>,
+    pub index: Readiness,
+}
+
 /// Result of `sync_index`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SyncResult {
@@ -111,27 +181,10 @@ impl CodeIntel {
                     return failure("limit must be 1-100");
                 }
                 let shared = &self.shared;
-                let mut filters = Vec::new();
-                if let Some(path) = p.path.as_deref().filter(|s| !s.is_empty()) {
-                    let abs = match shared.repo.resolve(path) {
-                        Ok(a) => a,
-                        Err(e) => return failure(e),
-                    };
-                    let rel = shared.repo.rel(&abs);
-                    if abs.is_dir() {
-                        if !rel.is_empty() {
-                            filters.push(format!(
-                                "starts_with(file, {})",
-                                sql_str(&format!("{rel}/"))
-                            ));
-                        }
-                    } else {
-                        filters.push(format!("file = {}", sql_str(&rel)));
-                    }
-                }
-                if let Some(lang) = &p.language {
-                    filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
-                }
+                let filter = match chunk_filter(shared, p.path.as_deref(), p.language.as_deref()) {
+                    Ok(f) => f,
+                    Err(e) => return failure(e),
+                };
                 let embedder = match shared.embedder() {
                     Ok(e) => e,
                     Err(r) => return Ok(*r),
@@ -149,7 +202,6 @@ impl CodeIntel {
                 // Readiness as of the moment of the search: a sync that completes
                 // while it runs must not make partial results look complete.
                 let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
-                let filter = (!filters.is_empty()).then(|| filters.join(" AND "));
                 // Map first (SPEC §5): an agreement above the calibrated
                 // threshold short-circuits `auto`; forest is not searched then.
                 let map_results = if p.collection == Collection::Forest {
@@ -212,6 +264,167 @@ impl CodeIntel {
                         results,
                         map_results,
                         short_circuit,
+                        index: readiness,
+                    },
+                    s,
+                )
+            })
+            .await
+    }
+
+    /// One-shot context for a request: the router's plan (identifiers, keywords incl. Japanese→English glossary, framework kinds hinted, slots, recommended tools) and hybrid-ranked chunks (vector + keyword + definition + references + framework kind) with file, 1-based lines, symbol, FQCN, framework metadata, related symbols and the score parts. Call it first.
+    #[tool(
+        annotations(title = "Query (plan + hybrid search)", read_only_hint = true, open_world_hint = false),
+        output_schema = schema_for_output::<QueryResult>()
+    )]
+    async fn query(
+        &self,
+        Parameters(p): Parameters<QueryParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let session = p.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        self.shared
+            .gated(session, "query", ToolClass::Forest, params, async move {
+                if p.query.trim().is_empty() {
+                    return failure("query is empty: describe what you want to change or find");
+                }
+                if !(1..=50).contains(&p.limit) {
+                    return failure("limit must be 1-50");
+                }
+                let shared = Arc::clone(&self.shared);
+                let filter = match chunk_filter(&shared, p.path.as_deref(), p.language.as_deref()) {
+                    Ok(f) => f,
+                    Err(e) => return failure(e),
+                };
+                let embedder = match shared.embedder() {
+                    Ok(e) => e,
+                    Err(r) => return Ok(*r),
+                };
+                let store = match shared.store(false).await {
+                    Ok(s) => s,
+                    Err(e) => return failure(e),
+                };
+                let plan = rank::plan(&p.query);
+                let (query, emb) = (p.query.clone(), Arc::clone(&embedder));
+                let vector = match blocking(move || emb.embed_query(&query)).await? {
+                    Ok(v) => v,
+                    Err(e) => return failure(e),
+                };
+                let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+                let (sh, pl) = (Arc::clone(&shared), plan.clone());
+                let files =
+                    match blocking(move || rank::keyword_files(&sh.repo, &sh.config, &pl)).await? {
+                        Ok(f) => f,
+                        Err(e) => return failure(e),
+                    };
+                let candidates =
+                    match rank::candidates(&store, &vector, &files, p.limit, filter.as_deref())
+                        .await
+                    {
+                        Ok(c) => c,
+                        Err(e) => return failure(e),
+                    };
+                let names: std::collections::HashSet<String> =
+                    candidates.iter().map(|c| c.name.clone()).collect();
+                let sh = Arc::clone(&shared);
+                let refs = match blocking(move || {
+                    rank::reference_counts(&sh.repo, &sh.config, &sh.symbols, &names)
+                })
+                .await?
+                {
+                    Ok(r) => r,
+                    Err(e) => return failure(e),
+                };
+                let mut ranked =
+                    rank::rank(&plan, candidates, &refs, &shared.config.hybrid_weights);
+                ranked.truncate(p.limit);
+                let results: Vec<RankedChunk> = ranked
+                    .into_iter()
+                    .map(|(chunk, why)| RankedChunk { chunk, why })
+                    .collect();
+                let missing: Vec<&str> = [
+                    "target_feature",
+                    "desired_action",
+                    "observed_issue",
+                    "trigger_condition",
+                ]
+                .into_iter()
+                .filter(|s| !plan.slots.contains_key(*s))
+                .collect();
+                let top: Vec<String> = results
+                    .iter()
+                    .take(3)
+                    .map(|r| format!("{}:{}", r.chunk.file, r.chunk.start_line))
+                    .collect();
+                let _ = shared.sessions.log(
+                    "decisions",
+                    &serde_json::json!({
+                        "tool": "query",
+                        "timestamp": crate::index::now_secs(),
+                        "query": p.query,
+                        "session_id": p.session_id,
+                        "keywords": plan.keywords,
+                        "kind_hints": plan.kind_hints,
+                        "missing_slots": missing,
+                        "tools_planned": plan.recommended_tools,
+                        "top": top,
+                    }),
+                );
+                let mut s = format!("{}\n", readiness.message);
+                let _ = writeln!(
+                    s,
+                    "plan: keywords [{}]{}{}; next: {} ({})",
+                    plan.keywords.join(", "),
+                    if plan.identifiers.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; identifiers [{}]", plan.identifiers.join(", "))
+                    },
+                    if plan.kind_hints.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; kinds [{}]", plan.kind_hints.join(", "))
+                    },
+                    plan.recommended_tools.join(", "),
+                    plan.reasoning
+                );
+                if results.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        "no results{}",
+                        if readiness.state == "ready" {
+                            ""
+                        } else {
+                            " yet: the index is not complete"
+                        }
+                    );
+                }
+                for r in &results {
+                    let (h, w) = (&r.chunk, &r.why);
+                    let _ = writeln!(
+                        s,
+                        "[{:.3}] {}:{}-{} {} {}  (cosine {:.3}, keywords {} [{}]{}{}, refs {})",
+                        w.score,
+                        h.file,
+                        h.start_line,
+                        h.end_line,
+                        h.kind,
+                        h.fqcn.as_deref().unwrap_or(&h.name),
+                        w.cosine,
+                        w.keyword_hits,
+                        w.matched_keywords.join(", "),
+                        if w.definition { ", definition" } else { "" },
+                        if w.kind_hinted { ", kind" } else { "" },
+                        w.references
+                    );
+                    if !h.related.is_empty() {
+                        let _ = writeln!(s, "    related: {}", h.related.join(", "));
+                    }
+                }
+                success(
+                    &QueryResult {
+                        plan,
+                        results,
                         index: readiness,
                     },
                     s,

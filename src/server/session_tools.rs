@@ -812,11 +812,9 @@ impl CodeIntel {
                 ],
             );
         }
-        if !s
-            .evidence
-            .iter()
-            .any(|e| e.tool == "semantic_search" && e.phase == Phase::Semantic)
-        {
+        if !s.evidence.iter().any(|e| {
+            matches!(e.tool.as_str(), "semantic_search" | "query") && e.phase == Phase::Semantic
+        }) {
             return self.shared.refuse(
                 &s.id,
                 "no forest search in this SEMANTIC phase yet".into(),

@@ -17,6 +17,7 @@ CODE_TOOLS = {
     "analyze_structure",
     "get_function_at_line",
     "semantic_search",
+    "query",
 }
 SESSION_TOOLS = {
     "start_session",

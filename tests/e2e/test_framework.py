@@ -1,0 +1,114 @@
+"""End-to-end: framework-aware chunks and the `query` tool (hybrid ranking)
+on tests/fixtures/laravel-app, a small Laravel 11 + Filament v3/v4 shop,
+through the real binary and the real e5 model."""
+
+import json
+import shutil
+
+import pytest
+
+from conftest import ROOT, serve
+
+pytestmark = pytest.mark.anyio
+
+APP = ROOT / "tests" / "fixtures" / "laravel-app"
+
+
+def app_repo(tmp_path):
+    repo = tmp_path / "app"
+    shutil.copytree(APP, repo)
+    (repo / ".code-intel").mkdir()
+    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
+    return repo
+
+
+async def indexed(c):
+    await c.wait_model()
+    rep = (await c.call("sync_index"))["report"]
+    assert rep["added"] == 31 and rep["skipped"] == 0, rep
+
+
+async def test_query_lands_on_framework_chunks(tmp_path):
+    repo = app_repo(tmp_path)
+    async with serve(repo) as c:
+        await indexed(c)
+        # Issue 4's retrieval cases: the product form (v4: the resource's
+        # form() delegates to Schemas/ProductForm::configure; either is the
+        # resource's form chunk), the orders migration, the delete action.
+        for q in ["add a stock field to the product form", "商品のフォームに在庫数フィールドを追加"]:
+            r = await c.call("query", query=q, limit=5)
+            top = r["results"][0]
+            assert top["kind"] == "filament_form", (q, [(h["file"], h["kind"]) for h in r["results"]])
+            assert top["file"].startswith("app/Filament/Resources/Products/"), (q, top["file"])
+            assert "product" in r["plan"]["keywords"] and "filament_form" in r["plan"]["kind_hints"]
+        for q in ["where are orders stored", "注文データはどこに保存されている"]:
+            r = await c.call("query", query=q, limit=5)
+            top = r["results"][0]
+            assert (top["kind"], top["name"], top["file"]) == (
+                "table_schema",
+                "orders",
+                "database/migrations/2024_01_01_000003_create_orders_table.php",
+            ), (q, [(h["file"], h["kind"], h["name"]) for h in r["results"]])
+            columns = [col["name"] for col in top["meta"]["columns"]]
+            assert {"number", "customer_id", "status", "total_price"} <= set(columns), columns
+            assert "table:customers" in top["related"]
+            assert top["why"]["definition"] and top["why"]["kind_hinted"]
+        r = await c.call("query", query="change the delete confirmation message", limit=3)
+        actions = [h for h in r["results"] if "delete" in h["meta"].get("actions", [])]
+        assert actions, [(h["file"], h["kind"], h["meta"]) for h in r["results"]]
+        assert actions[0]["kind"] in ("filament_action", "filament_table")
+
+        # Every reply explains itself and is logged as a decision.
+        r = await c.call("query", query="Where is OrderService::place called?", limit=3)
+        assert r["plan"]["identifiers"] == ["OrderService::place"]
+        assert r["plan"]["recommended_tools"][0] == "find_definitions"
+        for h in r["results"]:
+            w = h["why"]
+            assert 0.0 <= w["vector"] <= 1.0 and w["score"] > 0 and "cosine" in w
+        decisions = [
+            json.loads(line)
+            for line in (repo / ".code-intel" / "logs" / "decisions.jsonl").read_text().splitlines()
+        ]
+        assert sum(1 for d in decisions if d.get("tool") == "query") == 6
+        # "where … called" names a feature but asks for no change.
+        assert "desired_action" in decisions[-1]["missing_slots"]
+        assert "target_feature" not in decisions[-1]["missing_slots"]
+        assert decisions[-1]["query"] == "Where is OrderService::place called?"
+
+        # Bad input: an empty query, a path outside the repository.
+        assert "empty" in await c.call_error("query", query="  ")
+        assert "outside" in (await c.call_error("query", query="orders", path="../x")).lower()
+
+
+async def test_framework_metadata_in_semantic_search_and_symbols(tmp_path):
+    repo = app_repo(tmp_path)
+    async with serve(repo) as c:
+        await indexed(c)
+        r = await c.call("semantic_search", query="Product model relations", collection="forest", limit=20)
+        model = next(h for h in r["results"] if h["fqcn"] == "App\\Models\\Product")
+        assert model["meta"]["role"] == "eloquent_model"
+        assert model["meta"]["translatable"] == ["name", "description"]
+        rels = {(x["name"], x["type"], x["related"]) for x in model["meta"]["relations"]}
+        assert ("brand", "belongsTo", "App\\Models\\Brand") in rels
+        assert ("orderItems", "hasMany", "App\\Models\\OrderItem") in rels
+
+        r = await c.call("semantic_search", query="order controller constructor", path="app/Http", limit=10)
+        ctor = next(h for h in r["results"] if h["name"] == "__construct")
+        assert ctor["meta"]["injected_dependencies"] == [
+            "App\\Services\\OrderService",
+            "Illuminate\\Contracts\\Events\\Dispatcher",
+        ]
+        r = await c.call("semantic_search", query="order page layout", language="blade", limit=5)
+        content = next(h for h in r["results"] if h["name"] == "content")
+        assert "App\\View\\Components\\OrderCard" in content["related"]
+        assert "App\\Livewire\\OrderStatusFilter" in content["related"]
+        r = await c.call("semantic_search", query="brand colours and breakpoints", limit=5)
+        theme = next(h for h in r["results"] if h["kind"] == "tailwind_theme")
+        assert theme["meta"]["colors"] == ["brand", "danger"] and theme["meta"]["screens"] == ["sm", "md", "xl"]
+
+        # New languages through the symbol tools.
+        syms = await c.call("get_symbols", path="resources/js/components/OrderSummary.vue")
+        names = {s["name"] for s in syms["symbols"]}
+        assert {"template", "script", "style", "formatPrice"} <= names, names
+        defs = await c.call("find_definitions", symbol="card", language="scss")
+        assert defs["symbols"] and defs["symbols"][0]["file"] == "resources/css/app.scss"
