@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Runs bench/bench.py with the test venv and offline models (see README).
+# Runs bench/bench.py (or, with `retrieval` first, bench/retrieval.py) with
+# the test venv and offline models (see README).
 #   bench/run.sh REPO [bench.py options]
+#   bench/run.sh retrieval REPO [retrieval.py options]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/code-intel/target}
 VENV=${CODE_INTEL_TEST_VENV:-$HOME/.cache/code-intel/venv}
 [ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV"; "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio; }
-exec "$VENV/bin/python" "$HERE/bench/bench.py" "$@"
+SCRIPT=bench.py
+if [ "${1:-}" = retrieval ]; then SCRIPT=retrieval.py; shift; fi
+exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"

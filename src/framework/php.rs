@@ -670,8 +670,8 @@ fn apply_class(
 /// `TextInput::make('name')`, `TextColumn::make('price')`,
 /// `DeleteAction::make()` … in a method body, grouped by what the class
 /// name says it is: `fields`, `columns`, `actions`, `filters`, `entries`,
-/// `layout`; `relation_managers` and `pages` from `X::class` /
-/// `X::route(…)`; `classes` (FQCNs of everything referenced, for
+/// `layout`; `relation_managers` (in `getRelations`) and `pages` from
+/// `X::class` / `X::route(…)`; `classes` (FQCNs of everything referenced, for
 /// related_symbols).
 fn filament_components(method: Node, src: &str, names: &Names) -> Map<String, Value> {
     let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
@@ -687,6 +687,11 @@ fn filament_components(method: Node, src: &str, names: &Names) -> Map<String, Va
     let Some(body) = method.child_by_field_name("body") else {
         return Map::new();
     };
+    // `X::class` names a relation manager only in getRelations(); elsewhere
+    // (`->hiddenOn(ProductsRelationManager::class)`) it is a condition.
+    let in_relations = method
+        .child_by_field_name("name")
+        .is_some_and(|n| text(n, src) == "getRelations");
     let mut classes = Vec::new();
     for n in descendants(body) {
         match n.kind() {
@@ -751,7 +756,7 @@ fn filament_components(method: Node, src: &str, names: &Names) -> Map<String, Va
                 };
                 push(group, item);
             }
-            "class_constant_access_expression" => {
+            "class_constant_access_expression" if in_relations => {
                 if let Some(c) = class_constant(n, src)
                     && c.ends_with("RelationManager")
                 {
