@@ -50,6 +50,10 @@ pub struct Config {
     /// 2.0 GB peak RSS, against 21.8/s and 2.8 GB at 32, 18.9/s and 3.8 GB
     /// at 64, 23.0/s and 1.6 GB at 8 (bench-embed, 2026-11-21).
     pub embedding_batch_size: usize,
+    /// Cap on one batch's padded size in estimated tokens (texts × longest
+    /// text, chars / 3); 0 = no cap. Bounds ONNX Runtime's activation
+    /// memory, which is what peak RSS is made of besides the weights.
+    pub embedding_batch_tokens: usize,
     /// ONNX Runtime intra-op threads; 0 = one per core.
     pub embedding_threads: usize,
     /// Token budget of one chunk (seed v3.9: 512, the model's input limit).
@@ -89,6 +93,7 @@ impl Default for Config {
             model_cache_dir: None,
             ort_dylib_path: None,
             embedding_batch_size: 16,
+            embedding_batch_tokens: 1024,
             embedding_threads: 0,
             chunk_max_tokens: 512,
             max_file_size: 1024 * 1024,
@@ -141,6 +146,12 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::default(),
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
+        if let Some(n) = std::env::var("CODE_INTEL_EMBEDDING_BATCH_TOKENS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            config.embedding_batch_tokens = n;
+        }
         if let Some(dir) = env_path("CODE_INTEL_MODEL_DIR") {
             config.model_dir = Some(dir);
         }
