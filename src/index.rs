@@ -27,6 +27,26 @@ const STATE_VERSION: u32 = 2;
 /// Larger batches sort more texts by length before embedding: 64 gave 0.84
 /// of raw fastembed throughput on laravel's Queue/ (79 files, 646 chunks).
 const FILES_PER_BATCH: usize = 256;
+/// The first batches are smaller (16, then 64 files) so that semantic search
+/// has something to answer from seconds after a sync starts: with one
+/// 256-file first batch the first result on laravel src/Illuminate came 72 s
+/// after `serve` started (bench/run.sh, fp32).
+const FIRST_BATCHES: [usize; 2] = [16, 64];
+
+/// Consecutive file ranges of a sync over `n` files: [`FIRST_BATCHES`], then
+/// [`FILES_PER_BATCH`] at a time.
+fn batch_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut sizes = FIRST_BATCHES.iter().copied();
+    while start < n {
+        let size = sizes.next().unwrap_or(FILES_PER_BATCH);
+        let end = (start + size).min(n);
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
 
 /// Errors of a sync.
 #[derive(Debug, thiserror::Error)]
@@ -443,7 +463,8 @@ async fn run_sync(
             .filter_map(|d| state.files.get(d))
             .map(|f| f.chunks)
             .sum::<usize>();
-    for batch in todo.chunks(FILES_PER_BATCH) {
+    for range in batch_ranges(todo.len()) {
+        let batch = &todo[range];
         let owned: Vec<Candidate> = batch
             .iter()
             .map(|c| Candidate {
@@ -742,6 +763,15 @@ pub fn sync_due(repo: &Repo, config: &Config) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batches_start_small() {
+        let sizes = |n| batch_ranges(n).iter().map(|r| r.len()).collect::<Vec<_>>();
+        assert_eq!(sizes(1176), vec![16, 64, 256, 256, 256, 256, 72]);
+        assert_eq!(sizes(10), vec![10]);
+        assert!(sizes(0).is_empty());
+        assert_eq!(batch_ranges(100).last(), Some(&(80..100)));
+    }
 
     #[test]
     fn source_dirs_are_indexed_first_in_path_order() {

@@ -609,7 +609,7 @@ pub async fn candidates(
             if seen.contains(&(h.file.clone(), h.start_line, h.end_line, h.name.clone())) {
                 continue;
             }
-            h.score = cosine(query_vector, &h.vector);
+            h.score = crate::relevance::cosine(query_vector, &h.vector);
             out.push(h);
         }
     }
@@ -635,21 +635,6 @@ pub fn reference_counts(
         }
     }
     Ok(counts)
-}
-
-/// Cosine similarity of two vectors (0 when either is empty or zero).
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    if a.len() != b.len() || a.is_empty() {
-        return 0.0;
-    }
-    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
-    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na * nb)
-    }
 }
 
 #[cfg(test)]

@@ -97,8 +97,12 @@ pub fn symbol_text(symbol: &str) -> String {
     split_identifier(local)
 }
 
-/// Cosine similarity of unit vectors (fastembed normalises its output).
+/// Cosine similarity of two vectors; 0 when their lengths differ or either
+/// is empty or zero.
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() || a.is_empty() {
+        return 0.0;
+    }
     let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
     let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
     let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();

@@ -18,18 +18,14 @@ use crate::relevance::CALIBRATED;
 use crate::session::ToolClass;
 use crate::store::{ForestHit, MapHit, sql_str};
 
-/// The Lance SQL filter for a `path` (repo-relative file or directory)
-/// and a `language`; `None` when neither is given.
+/// The Lance SQL filter for a scope (`path`: repo-relative file or
+/// directory, `language`); `None` when neither is given.
 ///
 /// # Errors
 /// A path outside the repository.
-fn chunk_filter(
-    shared: &Shared,
-    path: Option<&str>,
-    language: Option<&str>,
-) -> Result<Option<String>, String> {
+fn chunk_filter(shared: &Shared, scope: &ChunkScope) -> Result<Option<String>, String> {
     let mut filters = Vec::new();
-    if let Some(path) = path.filter(|s| !s.is_empty()) {
+    if let Some(path) = scope.path.as_deref().filter(|s| !s.is_empty()) {
         let abs = shared.repo.resolve(path).map_err(|e| e.to_string())?;
         let rel = shared.repo.rel(&abs);
         if abs.is_dir() {
@@ -43,7 +39,7 @@ fn chunk_filter(
             filters.push(format!("file = {}", sql_str(&rel)));
         }
     }
-    if let Some(lang) = language {
+    if let Some(lang) = &scope.language {
         filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
     }
     Ok((!filters.is_empty()).then(|| filters.join(" AND ")))
@@ -66,6 +62,17 @@ fn default_limit() -> usize {
     10
 }
 
+/// Which chunks a search may return (`semantic_search`, `query`).
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ChunkScope {
+    /// Only chunks under this repo-relative directory or file.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only chunks of this language (python, php, javascript, typescript, vue, blade, css, scss, html, go, java, rust, json, text).
+    #[serde(default)]
+    pub language: Option<String>,
+}
+
 /// Parameters of `semantic_search`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SemanticSearchParams {
@@ -77,12 +84,8 @@ pub struct SemanticSearchParams {
     /// Results returned at most, 1-100. Default 10.
     #[serde(default = "default_limit")]
     pub limit: usize,
-    /// Only chunks under this repo-relative directory or file.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// Only chunks of this language (python, php, javascript, typescript, css, html, text).
-    #[serde(default)]
-    pub language: Option<String>,
+    #[serde(flatten)]
+    pub scope: ChunkScope,
     /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
     #[serde(default)]
     pub session_id: Option<String>,
@@ -117,12 +120,8 @@ pub struct QueryParams {
     /// Results returned at most, 1-50. Default 10.
     #[serde(default = "default_limit")]
     pub limit: usize,
-    /// Only chunks under this repo-relative directory or file.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// Only chunks of this language.
-    #[serde(default)]
-    pub language: Option<String>,
+    #[serde(flatten)]
+    pub scope: ChunkScope,
     /// Session to gate this call (it counts as a forest search: allowed in SEMANTIC) and record it as evidence; omit for the ungated one-shot context before a session.
     #[serde(default)]
     pub session_id: Option<String>,
@@ -181,7 +180,7 @@ impl CodeIntel {
                     return failure("limit must be 1-100");
                 }
                 let shared = &self.shared;
-                let filter = match chunk_filter(shared, p.path.as_deref(), p.language.as_deref()) {
+                let filter = match chunk_filter(shared, &p.scope) {
                     Ok(f) => f,
                     Err(e) => return failure(e),
                 };
@@ -292,7 +291,7 @@ impl CodeIntel {
                     return failure("limit must be 1-50");
                 }
                 let shared = Arc::clone(&self.shared);
-                let filter = match chunk_filter(&shared, p.path.as_deref(), p.language.as_deref()) {
+                let filter = match chunk_filter(&shared, &p.scope) {
                     Ok(f) => f,
                     Err(e) => return failure(e),
                 };
