@@ -157,6 +157,16 @@ const GLOSSARY: &[(&str, &[&str])] = &[
     ("絞り込み", &["filter"]),
     ("処理", &["handle", "process"]),
     ("不具合", &["bug"]),
+    ("再試行", &["retry"]),
+    ("リトライ", &["retry"]),
+    ("失敗", &["fail", "failed"]),
+    ("有効期限", &["expire", "expiration"]),
+    ("暗号化", &["encrypt"]),
+    ("復号", &["decrypt"]),
+    ("接続", &["connection", "connect"]),
+    ("取得", &["fetch", "find"]),
+    ("非同期", &["async", "queue"]),
+    ("ログ", &["log"]),
     ("色", &["color"]),
     ("列", &["column"]),
 ];
@@ -672,7 +682,7 @@ mod tests {
         assert!(p.slots.contains_key("observed_issue"));
 
         // データベース wins over データ inside it.
-        let p = plan("データベースの接続");
+        let p = plan("データベースの設計");
         assert_eq!(p.translated.len(), 1);
     }
 

@@ -452,6 +452,26 @@ mod tests {
         );
     }
 
+    /// Input a strategy cannot read keeps the AST / window chunks.
+    #[test]
+    fn unreadable_input_falls_back() {
+        let config = Config::default();
+        let broken = "{ \"require\": { \"php\": \"^8.2\", \n";
+        let chunks = chunk_source("composer.json", broken, &config);
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(chunks[0].kind, "window");
+        // A syntax error after an intact Schema::create keeps its chunk.
+        let half = "<?php\nSchema::create('orders', function (Blueprint $table) {\n    $table->id();\n});\nfunction down( {\n";
+        let chunks = chunk_source("database/migrations/x.php", half, &config);
+        let schema = chunks
+            .iter()
+            .find(|c| c.kind == "table_schema")
+            .expect("table_schema");
+        assert_eq!(schema.name, "orders");
+        let tw = chunk_source("tailwind.config.js", "module.exports = 42\n", &config);
+        assert!(tw.iter().all(|c| !c.kind.starts_with("tailwind_")));
+    }
+
     #[test]
     fn blade_component_classes() {
         assert_eq!(
