@@ -16,7 +16,7 @@ use crate::index::{self, Readiness, SyncReport};
 use crate::rank::{self, QueryPlan, ScoreParts};
 use crate::relevance::CALIBRATED;
 use crate::session::ToolClass;
-use crate::store::{ForestHit, MapHit, sql_str};
+use crate::store::{ForestHit, MapHit, Store, sql_str};
 
 /// The Lance SQL filter for a scope (`path`: repo-relative file or
 /// directory, `language`); `None` when neither is given.
@@ -60,6 +60,52 @@ pub enum Collection {
 
 fn default_limit() -> usize {
     10
+}
+
+/// What a search over the index needs, gathered the same way by
+/// `semantic_search` and `query`.
+struct SearchInputs {
+    /// Lance SQL filter of the scope.
+    filter: Option<String>,
+    store: Arc<Store>,
+    /// The query's embedding (E5 `query:` prefix).
+    vector: Vec<f32>,
+    /// Readiness as of the moment of the search: a sync that completes while
+    /// it runs must not make partial results look complete.
+    readiness: Readiness,
+}
+
+/// Scope filter, store, query embedding and readiness; `Err` holds the
+/// reply to return (bad path, model still loading, unreadable index).
+async fn search_inputs(
+    shared: &Shared,
+    query: &str,
+    scope: &ChunkScope,
+) -> Result<SearchInputs, Result<CallToolResult, ErrorData>> {
+    let filter = chunk_filter(shared, scope).map_err(failure)?;
+    let embedder = shared.embedder().map_err(|r| Ok(*r))?;
+    let store = shared.store(false).await.map_err(failure)?;
+    let query = query.to_string();
+    let vector = blocking(move || embedder.embed_query(&query))
+        .await
+        .map_err(Err)?
+        .map_err(failure)?;
+    let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+    Ok(SearchInputs {
+        filter,
+        store,
+        vector,
+        readiness,
+    })
+}
+
+/// The line that says a search found nothing, and why it may have.
+fn no_results(readiness: &Readiness) -> &'static str {
+    if readiness.state == "ready" {
+        "no results"
+    } else {
+        "no results yet: the index is not complete"
+    }
 }
 
 /// Which chunks a search may return (`semantic_search`, `query`).
@@ -155,7 +201,7 @@ pub struct SyncResult {
 
 #[tool_router(router = index_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Finds code by meaning with multilingual-e5-small embeddings over AST chunks (functions, methods, classes, CSS rules, HTML sections). Queries may be Japanese or English. Results carry file, 1-based lines, symbol, score and the index's readiness.
+    /// Finds code by meaning with multilingual-e5-small embeddings over AST chunks (functions, methods, classes, CSS rules, HTML sections, Laravel migrations / Filament forms, tables and actions, Blade sections). Queries may be Japanese or English. Results carry file, 1-based lines, symbol, FQCN, framework metadata (`meta`), related symbols, score and the index's readiness.
     #[tool(
         annotations(title = "Semantic search", read_only_hint = true, open_world_hint = false),
         output_schema = schema_for_output::<SemanticResult>()
@@ -179,28 +225,15 @@ impl CodeIntel {
                 if !(1..=100).contains(&p.limit) {
                     return failure("limit must be 1-100");
                 }
-                let shared = &self.shared;
-                let filter = match chunk_filter(shared, &p.scope) {
-                    Ok(f) => f,
-                    Err(e) => return failure(e),
+                let SearchInputs {
+                    filter,
+                    store,
+                    vector,
+                    readiness,
+                } = match search_inputs(&self.shared, &p.query, &p.scope).await {
+                    Ok(i) => i,
+                    Err(r) => return r,
                 };
-                let embedder = match shared.embedder() {
-                    Ok(e) => e,
-                    Err(r) => return Ok(*r),
-                };
-                let store = match shared.store(false).await {
-                    Ok(s) => s,
-                    Err(e) => return failure(e),
-                };
-                let query = p.query.clone();
-                let emb = Arc::clone(&embedder);
-                let vector = match blocking(move || emb.embed_query(&query)).await? {
-                    Ok(v) => v,
-                    Err(e) => return failure(e),
-                };
-                // Readiness as of the moment of the search: a sync that completes
-                // while it runs must not make partial results look complete.
-                let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
                 // Map first (SPEC §5): an agreement above the calibrated
                 // threshold short-circuits `auto`; forest is not searched then.
                 let map_results = if p.collection == Collection::Forest {
@@ -228,15 +261,7 @@ impl CodeIntel {
                 };
                 let mut s = format!("{}\n", readiness.message);
                 if results.is_empty() && map_results.is_empty() {
-                    let _ = writeln!(
-                        s,
-                        "no results{}",
-                        if readiness.state == "ready" {
-                            ""
-                        } else {
-                            " yet: the index is not complete"
-                        }
-                    );
+                    let _ = writeln!(s, "{}", no_results(&readiness));
                 }
                 for h in &map_results {
                     let _ = writeln!(
@@ -291,25 +316,16 @@ impl CodeIntel {
                     return failure("limit must be 1-50");
                 }
                 let shared = Arc::clone(&self.shared);
-                let filter = match chunk_filter(&shared, &p.scope) {
-                    Ok(f) => f,
-                    Err(e) => return failure(e),
-                };
-                let embedder = match shared.embedder() {
-                    Ok(e) => e,
-                    Err(r) => return Ok(*r),
-                };
-                let store = match shared.store(false).await {
-                    Ok(s) => s,
-                    Err(e) => return failure(e),
+                let SearchInputs {
+                    filter,
+                    store,
+                    vector,
+                    readiness,
+                } = match search_inputs(&shared, &p.query, &p.scope).await {
+                    Ok(i) => i,
+                    Err(r) => return r,
                 };
                 let plan = rank::plan(&p.query);
-                let (query, emb) = (p.query.clone(), Arc::clone(&embedder));
-                let vector = match blocking(move || emb.embed_query(&query)).await? {
-                    Ok(v) => v,
-                    Err(e) => return failure(e),
-                };
-                let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
                 let (sh, pl) = (Arc::clone(&shared), plan.clone());
                 let files =
                     match blocking(move || rank::keyword_files(&sh.repo, &sh.config, &pl)).await? {
@@ -388,15 +404,7 @@ impl CodeIntel {
                     plan.reasoning
                 );
                 if results.is_empty() {
-                    let _ = writeln!(
-                        s,
-                        "no results{}",
-                        if readiness.state == "ready" {
-                            ""
-                        } else {
-                            " yet: the index is not complete"
-                        }
-                    );
+                    let _ = writeln!(s, "{}", no_results(&readiness));
                 }
                 for r in &results {
                     let (h, w) = (&r.chunk, &r.why);
