@@ -24,7 +24,13 @@ def run(*args, env=None):
 
 def test_index_search_status(tmp_path):
     repo = make_repo(tmp_path, extras=True)
-    out = json.loads(run("index", str(repo), "--json").stdout)
+    env = cli_env()
+    env["CODE_INTEL_MODEL_CACHE"] = str(tmp_path / "cache")
+    out = json.loads(run("index", str(repo), "--json", env=env).stdout)
+    # model_dir is handed to ONNX Runtime as a file, through symlinks.
+    links = list((tmp_path / "cache" / "linked").glob("*/models--intfloat--multilingual-e5-small/snapshots/local/onnx/model.onnx"))
+    assert len(links) == 1 and links[0].is_symlink(), links
+    assert links[0].resolve() == (Path(env["CODE_INTEL_MODEL_DIR"]) / "model.onnx").resolve()
     assert out["added"] == 13 and out["skipped"] == 2 and out["chunks_embedded"] > 20
     again = json.loads(run("index", str(repo), "--json").stdout)
     assert (again["added"], again["modified"], again["chunks_embedded"], again["unchanged"]) == (0, 0, 0, 13)
@@ -42,6 +48,13 @@ def test_index_search_status(tmp_path):
 
     forced = json.loads(run("index", str(repo), "--force", "--json").stdout)
     assert forced["added"] == 13 and forced["chunks_total"] == out["chunks_total"]
+
+    # Where symlinks cannot be made (the cache path is a file), the model is
+    # loaded from memory instead, with the same vectors: nothing to re-embed.
+    env["CODE_INTEL_MODEL_CACHE"] = str(repo / "broken.py")
+    (repo / "app" / "new_module.py").write_text("def shipping_fee(weight):\n    return weight * 10\n")
+    fallback = json.loads(run("index", str(repo), "--json", env=env).stdout)
+    assert (fallback["added"], fallback["chunks_embedded"], fallback["unchanged"]) == (1, 1, 13), fallback
 
 
 def test_corrupted_index_gives_a_fix(tmp_path):
