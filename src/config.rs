@@ -53,9 +53,9 @@ pub struct Config {
     /// Cap on one batch's padded size in estimated tokens (texts × longest
     /// text, chars / 3); 0 = no cap. Bounds ONNX Runtime's activation
     /// memory, which is what peak RSS is made of besides the weights. 512
-    /// measured as fast as 1024 and 2048 and leanest (laravel Queue/, 659
-    /// chunks, fp32: 38.8 vs 37.9 chunks/s, 1.13 vs 1.16 GB; unbounded:
-    /// 25.8 chunks/s, 1.98 GB; bench-embed, 2026-11-21).
+    /// measured as fast as 1024 and leanest (laravel Queue/, 659 chunks,
+    /// fp32: 38.8 vs 37.9 chunks/s, peak RSS 1107 vs 1129 MiB; unbounded:
+    /// 25.8 chunks/s, 1939 MiB; bench-embed, 2026-11-21).
     pub embedding_batch_tokens: usize,
     /// ONNX Runtime intra-op threads; 0 = one per core.
     pub embedding_threads: usize,
