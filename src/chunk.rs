@@ -46,10 +46,9 @@ pub struct Chunk {
 impl Chunk {
     /// The passage text that is embedded: a header with the language, kind
     /// and symbol name with its scope (`ProductForm.configure`), split into
-    /// words (camelCase / snake_case), the
-    /// docblock, a line of framework facts (`fields: name, stock; model:
-    /// Product`, at most 400 chars), then the content; the E5 `passage: ` prefix is added by the
-    /// embedder. The path is left out of definition chunks so that moving or
+    /// words (camelCase / snake_case), the docblock, a line of framework facts (`fields: name, stock; model:
+    /// Product`, at most 400 chars), then the content; the E5 `passage: `
+    /// prefix is added by the embedder. The path is left out of definition chunks so that moving or
     /// renaming a file reuses their vectors; module and window chunks are
     /// named by their file name, which is all that identifies them.
     pub fn embedding_text(&self) -> String {
@@ -69,7 +68,8 @@ impl Chunk {
             s.push_str(doc);
             s.push('\n');
         }
-        let facts = crate::framework::meta_summary(&self.meta, 400);
+        let facts =
+            crate::framework::meta_summary(&self.meta, crate::framework::META_SUMMARY_CHARS);
         if !facts.is_empty() {
             s.push_str(&facts);
             s.push('\n');

@@ -27,6 +27,10 @@ pub enum ConfigError {
 
 /// Checked configuration of one repository.
 ///
+/// Chars per token in the token estimates of chunking (`chunk_max_tokens`)
+/// and embedding batches (`embedding_batch_tokens`).
+pub const CHARS_PER_TOKEN: usize = 3;
+
 /// Defaults follow seed v3.9 ("config.json 完全版") except `max_chunks`,
 /// raised from 10,000 to 200,000 so that a repository of laravel/framework's
 /// size (~20k chunks) is indexed whole instead of silently truncated.
@@ -60,7 +64,7 @@ pub struct Config {
     /// ONNX Runtime intra-op threads; 0 = one per core.
     pub embedding_threads: usize,
     /// Token budget of one chunk (seed v3.9: 512, the model's input limit).
-    /// Token counts are estimated as chars / 3.
+    /// Token counts are estimated as chars / [`CHARS_PER_TOKEN`].
     pub chunk_max_tokens: usize,
     /// Files larger than this many bytes are not chunked or embedded.
     pub max_file_size: u64,
@@ -119,8 +123,8 @@ impl Default for Config {
 
 impl Config {
     /// Loads `<repo>/.code-intel/config.json` if present, then applies the
-    /// environment overrides `CODE_INTEL_MODEL_DIR`, `CODE_INTEL_MODEL_CACHE`
-    /// and `CODE_INTEL_EMBEDDING_BATCH_SIZE`.
+    /// environment overrides `CODE_INTEL_MODEL_DIR`, `CODE_INTEL_MODEL_CACHE`,
+    /// `CODE_INTEL_EMBEDDING_BATCH_SIZE` and `CODE_INTEL_EMBEDDING_BATCH_TOKENS`.
     ///
     /// Unknown keys are logged as warnings and ignored.
     ///
@@ -149,23 +153,30 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::default(),
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
-        if let Some(n) = std::env::var("CODE_INTEL_EMBEDDING_BATCH_TOKENS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            config.embedding_batch_tokens = n;
-        }
         if let Some(dir) = env_path("CODE_INTEL_MODEL_DIR") {
             config.model_dir = Some(dir);
         }
         if let Some(dir) = env_path("CODE_INTEL_MODEL_CACHE") {
             config.model_cache_dir = Some(dir);
         }
-        if let Ok(v) = std::env::var("CODE_INTEL_EMBEDDING_BATCH_SIZE") {
-            config.embedding_batch_size = v.parse().map_err(|_| ConfigError::Value {
-                key: "embedding_batch_size",
-                message: format!("CODE_INTEL_EMBEDDING_BATCH_SIZE={v} is not a whole number"),
-            })?;
+        for (var, key, field) in [
+            (
+                "CODE_INTEL_EMBEDDING_BATCH_SIZE",
+                "embedding_batch_size",
+                &mut config.embedding_batch_size,
+            ),
+            (
+                "CODE_INTEL_EMBEDDING_BATCH_TOKENS",
+                "embedding_batch_tokens",
+                &mut config.embedding_batch_tokens,
+            ),
+        ] {
+            if let Ok(v) = std::env::var(var) {
+                *field = v.parse().map_err(|_| ConfigError::Value {
+                    key,
+                    message: format!("{var}={v} is not a whole number"),
+                })?;
+            }
         }
         config.validate()?;
         Ok(config)
@@ -231,7 +242,7 @@ impl Config {
 
     /// Approximate character budget of one chunk (`chunk_max_tokens` × 3).
     pub fn chunk_max_chars(&self) -> usize {
-        self.chunk_max_tokens * 3
+        self.chunk_max_tokens * CHARS_PER_TOKEN
     }
 }
 

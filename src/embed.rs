@@ -9,7 +9,7 @@ use fastembed::{
     TokenizerFiles, UserDefinedEmbeddingModel,
 };
 
-use crate::config::Config;
+use crate::config::{CHARS_PER_TOKEN, Config};
 
 /// Output dimension of multilingual-e5-small.
 pub const E5_DIM: usize = 384;
@@ -152,10 +152,10 @@ fn linked_cache(model_dir: &Path, cache: &Path) -> Option<PathBuf> {
     }
 }
 
-/// Estimated tokens of a text for batching: chars / 3 (the estimate
-/// `chunk_max_tokens` uses), at most [`E5_MAX_TOKENS`].
+/// Estimated tokens of a text for batching: chars / [`CHARS_PER_TOKEN`]
+/// (the estimate `chunk_max_tokens` uses), at most [`E5_MAX_TOKENS`].
 fn estimated_tokens(text: &str) -> usize {
-    (text.chars().count() / 3).clamp(1, E5_MAX_TOKENS)
+    (text.chars().count() / CHARS_PER_TOKEN).clamp(1, E5_MAX_TOKENS)
 }
 
 /// Splits length-sorted texts into batches of at most `batch_size` texts
@@ -312,8 +312,9 @@ impl FastEmbedder {
                         // ONNX Runtime reading the file itself peaks one copy
                         // of the weights lower than loading from our buffer
                         // (peak RSS after load: 1067 vs 1513 MiB for fp32,
-                        // 733 vs 843 MiB for int8; 2026-11-21), so model_dir is presented to fastembed as
-                        // a Hugging Face cache of symlinks when possible.
+                        // 733 vs 843 MiB for int8; 2026-11-21), so model_dir
+                        // is presented to fastembed as a Hugging Face cache of
+                        // symlinks when possible.
                         if let Some(linked) = linked_cache(dir, &cache) {
                             match named(linked) {
                                 Ok(m) => return Ok((m, id)),

@@ -447,10 +447,7 @@ pub struct ScoreParts {
 
 /// The words of a chunk that keywords are matched against, stemmed.
 fn chunk_words(h: &ForestHit) -> Vec<String> {
-    let meta = match &h.meta {
-        serde_json::Value::Object(m) => crate::framework::meta_summary(m, 400),
-        _ => String::new(),
-    };
+    let meta = crate::framework::meta_summary(&h.meta, crate::framework::META_SUMMARY_CHARS);
     let text = format!(
         "{} {} {} {} {}",
         h.kind,
@@ -503,7 +500,8 @@ pub fn rank(
                 .collect();
             // An altering migration (`Schema::table`) changes a table that
             // its `Schema::create` chunk defines.
-            let defines = !(h.kind == "table_schema" && h.meta["operation"] != "create");
+            let defines =
+                !(h.kind == "table_schema" && h.meta.get("operation") != Some(&"create".into()));
             let definition = defines && own_words.iter().any(|w| stems.iter().any(|(s, _)| s == w));
             let refs = references.get(&h.name).copied().unwrap_or(0);
             let kind_hinted = plan.kind_hints.contains(&h.kind);
@@ -544,10 +542,10 @@ pub fn keyword_files(
     if plan.keywords.is_empty() {
         return Ok(Vec::new());
     }
-    let pattern = plan
-        .keywords
+    let stems: Vec<String> = plan.keywords.iter().map(|k| stem(k)).collect();
+    let pattern = stems
         .iter()
-        .map(|k| regex_syntax_escape(&stem(k)))
+        .map(|s| regex::escape(s))
         .collect::<Vec<_>>()
         .join("|");
     let q = TextQuery {
@@ -562,8 +560,8 @@ pub fn keyword_files(
         let line = m.content.to_lowercase();
         let e = per_file.entry(m.file.clone()).or_default();
         e.1 += 1;
-        for (i, k) in plan.keywords.iter().enumerate() {
-            if line.contains(&stem(k)) {
+        for (i, s) in stems.iter().enumerate() {
+            if line.contains(s.as_str()) {
                 e.0.insert(i);
             }
         }
@@ -576,18 +574,6 @@ pub fn keyword_files(
         .collect();
     files.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
     Ok(files.into_iter().take(KEYWORD_FILES).map(|f| f.0).collect())
-}
-
-fn regex_syntax_escape(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            if c.is_alphanumeric() || c == '_' {
-                vec![c]
-            } else {
-                vec!['\\', c]
-            }
-        })
-        .collect()
 }
 
 /// Vector top-k (k = max(50, 5 × limit)) plus every chunk of `files`, each
@@ -698,7 +684,7 @@ mod tests {
             fqcn: None,
             signature: String::new(),
             content: content.into(),
-            meta: serde_json::json!({}),
+            meta: serde_json::Map::new(),
             related: Vec::new(),
             score: cosine,
             vector: Vec::new(),
@@ -718,7 +704,7 @@ mod tests {
             "Schema::create('orders', …)",
             0.84,
         );
-        migration.meta = serde_json::json!({"operation": "create"});
+        migration.meta.insert("operation".into(), "create".into());
         let candidates = vec![
             hit(
                 "method",

@@ -55,8 +55,7 @@ pub struct ForestHit {
     pub signature: String,
     pub content: String,
     /// Framework facts of the chunk (JSON object; `{}` when none).
-    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
-    pub meta: serde_json::Value,
+    pub meta: serde_json::Map<String, serde_json::Value>,
     /// Symbols the chunk points at (FQCNs, `table:…`, `route:…`).
     pub related: Vec<String>,
     pub score: f32,
@@ -547,8 +546,7 @@ fn forest_hits(batches: &[RecordBatch]) -> Result<Vec<ForestHit>, StoreError> {
                 fqcn: opt(fqcn),
                 signature: signature.value(i).into(),
                 content: content.value(i).into(),
-                meta: serde_json::from_str(meta.value(i))
-                    .unwrap_or_else(|_| serde_json::Value::Object(serde_json::Map::new())),
+                meta: serde_json::from_str(meta.value(i)).unwrap_or_default(),
                 related: serde_json::from_str(related.value(i)).unwrap_or_default(),
                 score: dist.map_or(0.0, |d| 1.0 - d.value(i)),
                 vector: vectors.map(|v| row_vector(v, i)).unwrap_or_default(),

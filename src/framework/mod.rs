@@ -18,11 +18,11 @@
 mod php;
 
 use serde_json::{Map, Value, json};
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Parser, Tree};
 
 use crate::chunk::Chunk;
 use crate::lang::Lang;
-use crate::search::symbols::FileSymbols;
+use crate::search::symbols::{FileSymbols, text};
 
 /// Applies every strategy that fits `file` (repo-relative, `/`) to its AST
 /// chunks. Never fails: a strategy that cannot read the file leaves the
@@ -174,13 +174,34 @@ fn composer(file: &str, source: &str) -> Option<Vec<Chunk>> {
     (!out.is_empty()).then_some(out)
 }
 
-fn node_text<'a>(n: Node, src: &'a str) -> &'a str {
-    src.get(n.byte_range()).unwrap_or("")
+/// Parses `source` with `lang`'s grammar; `None` if the parser fails.
+fn parse(lang: Lang, source: &str) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()).ok()?;
+    parser.parse(source, None)
+}
+
+fn named_children(n: Node) -> Vec<Node> {
+    let mut c = n.walk();
+    n.named_children(&mut c).collect()
+}
+
+/// Every named descendant of `n` (pre-order), `n` included.
+fn descendants(n: Node) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        out.push(x);
+        let mut kids = named_children(x);
+        kids.reverse();
+        stack.extend(kids);
+    }
+    out
 }
 
 /// A JS object key or string value without quotes.
 fn js_name(n: Node, src: &str) -> String {
-    node_text(n, src)
+    text(n, src)
         .trim_matches(|c| c == '\'' || c == '"' || c == '`')
         .to_string()
 }
@@ -203,30 +224,15 @@ fn pairs<'t>(obj: Node<'t>, src: &str) -> Vec<(String, Node<'t>)> {
 /// `content` or `plugins` key (the exported config, whether `export
 /// default {…}`, `module.exports = {…}` or `satisfies Config`).
 fn tailwind(file: &str, source: &str, lang: Lang) -> Vec<Chunk> {
-    let mut parser = Parser::new();
-    if parser.set_language(&lang.grammar()).is_err() {
-        return Vec::new();
-    }
-    let Some(tree) = parser.parse(source, None) else {
+    let Some(tree) = parse(lang, source) else {
         return Vec::new();
     };
-    let mut stack = vec![tree.root_node()];
-    let mut config = None;
-    while let Some(n) = stack.pop() {
-        if n.kind() == "object"
-            && pairs(n, source)
+    let Some(config) = descendants(tree.root_node()).into_iter().find(|n| {
+        n.kind() == "object"
+            && pairs(*n, source)
                 .iter()
                 .any(|(k, _)| matches!(k.as_str(), "theme" | "content" | "plugins"))
-        {
-            config = Some(n);
-            break;
-        }
-        let mut c = n.walk();
-        let mut kids: Vec<Node> = n.named_children(&mut c).collect();
-        kids.reverse();
-        stack.extend(kids);
-    }
-    let Some(config) = config else {
+    }) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -269,7 +275,7 @@ fn tailwind(file: &str, source: &str, lang: Lang) -> Vec<Chunk> {
                 let plugins: Vec<String> = value
                     .named_children(&mut c)
                     .map(|p| {
-                        let t = node_text(p, source);
+                        let t = text(p, source);
                         match t.find("require(") {
                             Some(i) => js_name_in_call(&t[i + 8..]),
                             None => t.to_string(),
@@ -307,7 +313,7 @@ fn tailwind(file: &str, source: &str, lang: Lang) -> Vec<Chunk> {
             doc: Some(doc.into()),
             start_line: start,
             end_line: end,
-            content: node_text(pair, source).to_string(),
+            content: text(pair, source).to_string(),
             meta,
             related: Vec::new(),
         });
@@ -324,6 +330,10 @@ fn js_name_in_call(rest: &str) -> String {
         .trim_matches(|c| c == '\'' || c == '"' || c == '`')
         .to_string()
 }
+
+/// Longest facts line in chars, in the embedded text and in `query`'s
+/// keyword matching alike.
+pub const META_SUMMARY_CHARS: usize = 400;
 
 /// One line naming the facts in `meta` for the embedded text: arrays of
 /// strings joined, arrays of objects by their `name`, true flags by key;

@@ -8,10 +8,12 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
+use super::{descendants, named_children, parse};
 use crate::chunk::Chunk;
 use crate::lang::Lang;
+use crate::search::symbols::text;
 
 /// Eloquent relation methods (Laravel 8–12 `HasRelationships`).
 const RELATIONS: &[&str] = &[
@@ -105,28 +107,6 @@ impl Names {
             None => name.to_string(),
         })
     }
-}
-
-fn text<'a>(n: Node, src: &'a str) -> &'a str {
-    src.get(n.byte_range()).unwrap_or("")
-}
-
-fn named_children(n: Node) -> Vec<Node> {
-    let mut c = n.walk();
-    n.named_children(&mut c).collect()
-}
-
-/// Every descendant of `n` (pre-order), `n` included.
-fn descendants(n: Node) -> Vec<Node> {
-    let mut out = Vec::new();
-    let mut stack = vec![n];
-    while let Some(x) = stack.pop() {
-        out.push(x);
-        let mut kids = named_children(x);
-        kids.reverse();
-        stack.extend(kids);
-    }
-    out
 }
 
 /// The value of a string literal node (`'x'` / `"x"`), without quotes.
@@ -259,11 +239,7 @@ struct ClassFacts {
 /// chunks for its migrations. Chunks are matched to classes and methods by
 /// FQCN (`Ns\Class`, `Ns\Class::method`), as `search::symbols` computes it.
 pub fn enrich(file: &str, source: &str, chunks: &mut Vec<Chunk>) {
-    let mut parser = Parser::new();
-    if parser.set_language(&Lang::Php.grammar()).is_err() {
-        return;
-    }
-    let Some(tree) = parser.parse(source, None) else {
+    let Some(tree) = parse(Lang::Php, source) else {
         return;
     };
     let root = tree.root_node();

@@ -451,7 +451,8 @@ fn fqcn(lang: Lang, rel_path: &str, namespace: Option<&str>, def: &Definition) -
     }
 }
 
-fn text<'a>(node: Node, source: &'a str) -> &'a str {
+/// The source text of a node ("" if its range is not on char boundaries).
+pub(crate) fn text<'a>(node: Node, source: &'a str) -> &'a str {
     source.get(node.byte_range()).unwrap_or("")
 }
 
