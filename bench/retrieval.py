@@ -1,93 +1,95 @@
-"""File-localisation benchmark from git history (SWE-bench-style).
+"""File-localisation benchmark from git history (SWE-bench-style localisation).
 
-For each non-merge commit of REPO: the query is the commit subject, the
-relevant files are the non-test source files it changed that still exist at
-HEAD. Each method ranks files for the query; we print file-level recall@1/5/10
-and MRR for:
+Queries come from commit subjects (bench/sets.py): the relevant files of a
+query are the non-test source files its commit changed that exist at the
+snapshot the index is built from. The whole repository is indexed, tests and
+docs included, as a user would. Methods, all in the same run on the same
+files:
 
-- rg: keyword baseline — files ranked by how many distinct subject words
-  (stopwords dropped, case-insensitive, ripgrep CLI) they contain, then by
-  match count;
+- bm25: the baseline — files ranked by BM25 (k1 1.2, b 0.75) over `rg -c -w
+  -i` match counts of the query's words (length = lines; N = files rg lists);
 - semantic: `semantic_search` (forest, 50 chunks), files in order of their
   best chunk;
-- query: the `query` tool (hybrid ranking, 50 chunks), same file order.
+- query: the `query` tool (50 files).
 
-The index is built (or synced) on REPO at HEAD first, so old subjects are
-answered from today's code: files a commit touched that were later deleted
-are dropped from its relevant set, and commits left with none are skipped.
+Printed per set (English: all / without identifiers / with identifiers;
+Japanese; the same commits in English): recall@1/5/10 and MRR, and `query`
+latency p50/p95 (client-side, warm server).
 
-    bench/run.sh retrieval REPO [--max-commits N] [--json OUT]
+    bench/run.sh retrieval REPO [--before 2026-06-01] [--ja bench/sets/laravel-ja.tsv]
+                                [--total 200] [--plain 100] [--json rows.json]
 """
 
 import argparse
 import asyncio
 import json
+import math
 import re
+import statistics
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+import sets
 from bench import BIN, env
 
-SOURCE_EXT = {
-    "py", "pyi", "php", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "css", "scss",
-    "html", "htm", "vue", "go", "java", "rs", "scm",
-}
-TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__|fixtures?)(/|$)|(_test|Test|\.test|\.spec)\.[a-z]+$")
 STOP = set(
     "the and for from with that this into onto when which while where what are was were not "
     "use uses used using add adds added fix fixes fixed make makes made one two each all any "
-    "its it's only also now new more less per via out off set get has have had".split()
+    "its it's only also now new more less per via out off set get has have had can should "
+    "does doesn't don't isn't being been than then them they their there these those".split()
 )
 KS = (1, 5, 10)
+QUERY_ARGS = {}
 
 
-def git(repo, *args):
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+class BM25:
+    """BM25 over `rg -c -w -i` counts (the issue's 30-line baseline)."""
 
-
-def query_set(repo, max_commits):
-    """(subject, relevant files) pairs, newest first."""
-    head = set(git(repo, "ls-files").splitlines())
-    out = []
-    log = git(repo, "log", "--no-merges", "--format=%x00%s", "--name-only")
-    for block in log.split("\x00")[1:]:
-        lines = [l for l in block.splitlines() if l.strip()]
-        if not lines:
-            continue
-        subject, files = lines[0], lines[1:]
-        rel = sorted(
-            f for f in files
-            if f in head and f.rsplit(".", 1)[-1] in SOURCE_EXT and not TEST_PATH.search(f)
-        )
-        if rel and len(rel) <= 20:
-            out.append((subject, rel))
-        if len(out) >= max_commits:
-            break
-    return out
-
-
-def words(subject):
-    return sorted({w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", subject)} - STOP)
-
-
-def rg_rank(repo, subject):
-    """Files by distinct subject words present, then total matches."""
-    score = {}
-    for w in words(subject):
-        r = subprocess.run(
-            ["rg", "--no-config", "-i", "-F", "-c", w, "."], cwd=repo, capture_output=True, text=True
-        )
-        for line in r.stdout.splitlines():
+    def __init__(self, repo: Path):
+        self.repo = repo
+        files = subprocess.run(["rg", "--files"], cwd=repo, capture_output=True, text=True).stdout
+        self.n = max(1, len(files.splitlines()))
+        lines = subprocess.run(["rg", "-c", "", "."], cwd=repo, capture_output=True, text=True).stdout
+        self.length = {}
+        for line in lines.splitlines():
             path, _, n = line.rpartition(":")
-            path = path[2:] if path.startswith("./") else path
-            d, c = score.get(path, (0, 0))
-            score[path] = (d + 1, c + int(n))
-    return [p for p, _ in sorted(score.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0]))]
+            self.length[path.removeprefix("./")] = int(n)
+        self.avg = sum(self.length.values()) / max(1, len(self.length))
+        self.cache = {}
+
+    def counts(self, word):
+        if word not in self.cache:
+            r = subprocess.run(
+                ["rg", "--no-config", "-c", "-w", "-i", "-F", word, "."],
+                cwd=self.repo, capture_output=True, text=True,
+            )
+            tf = {}
+            for line in r.stdout.splitlines():
+                path, _, n = line.rpartition(":")
+                tf[path.removeprefix("./")] = int(n)
+            self.cache[word] = tf
+        return self.cache[word]
+
+    def rank(self, query):
+        words = sorted({w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", query)} - STOP)
+        score = defaultdict(float)
+        k1, b = 1.2, 0.75
+        for w in words:
+            tf = self.counts(w)
+            df = len(tf)
+            if not df:
+                continue
+            idf = math.log(1 + (self.n - df + 0.5) / (df + 0.5))
+            for f, c in tf.items():
+                dl = self.length.get(f, self.avg)
+                score[f] += idf * c * (k1 + 1) / (c + k1 * (1 - b + b * dl / self.avg))
+        return [f for f, _ in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def files_in_order(results):
@@ -109,16 +111,17 @@ def metrics(ranked, relevant):
 async def call(session, tool, args):
     while True:
         r = await session.call_tool(tool, args)
+        text = r.content[0].text if r.content else ""
         # Wait for the model, and for the background sync `serve` starts.
-        if r.is_error and ("model_loading" in r.content[0].text or "already running" in r.content[0].text):
+        if r.is_error and ("model_loading" in text or "already running" in text):
             await asyncio.sleep(1)
             continue
         if r.is_error:
-            raise RuntimeError(f"{tool}: {r.content[0].text}")
+            raise RuntimeError(f"{tool}: {text}")
         return r.structured_content
 
 
-async def run(repo, pairs):
+async def run(repo, queries, bm25):
     params = StdioServerParameters(command=BIN, args=["serve", "--repo", str(repo)], env=env())
     rows = []
     async with stdio_client(params) as (read, write):
@@ -126,35 +129,89 @@ async def run(repo, pairs):
             await s.initialize()
             t = time.time()
             sync = await call(s, "sync_index", {})
-            print(f"index: {sync['report']['chunks_total']} chunks, sync {time.time() - t:.1f} s", file=sys.stderr)
-            for subject, relevant in pairs:
-                sem = await call(s, "semantic_search", {"query": subject, "collection": "forest", "limit": 50})
-                hyb = await call(s, "query", {"query": subject, "limit": 50})
+            rep = sync["report"]
+            print(
+                f"index: {rep['chunks_total']} chunks, {rep['files_indexed']} files, "
+                f"sync {time.time() - t:.1f} s (full-text index {rep.get('text_index_seconds', 0):.1f} s, "
+                f"vocabulary {rep.get('vocabulary_words', 0)} words {rep.get('vocabulary_seconds', 0):.1f} s)",
+                file=sys.stderr,
+            )
+            # Warm-up: the first call loads caches (vocabulary, Lance files).
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            if "chunks_per_file" in tools["query"].inputSchema.get("properties", {}):
+                QUERY_ARGS["chunks_per_file"] = 1
+            await call(s, "query", {"query": "warm up", "limit": 5})
+            for q in queries:
+                sem = await call(s, "semantic_search", {"query": q.query, "collection": "forest", "limit": 50})
+                t0 = time.perf_counter()
+                hyb = await call(s, "query", {"query": q.query, "limit": 50, **QUERY_ARGS})
+                ms = (time.perf_counter() - t0) * 1000
+                # Releases before file-level results returned ranked chunks.
+                ranked = [f["file"] for f in hyb["files"]] if "files" in hyb else files_in_order(hyb["results"])
                 rows.append({
-                    "query": subject,
-                    "relevant": relevant,
-                    "rg": metrics(rg_rank(repo, subject), relevant),
-                    "semantic": metrics(files_in_order(sem["results"]), relevant),
-                    "query": metrics(files_in_order(hyb["results"]), relevant),
+                    "commit": q.commit,
+                    "query": q.query,
+                    "lang": q.lang,
+                    "identifiers": q.identifiers,
+                    "english": q.english,
+                    "relevant": q.relevant,
+                    "bm25": metrics(bm25.rank(q.query), q.relevant),
+                    "semantic": metrics(files_in_order(sem["results"]), q.relevant),
+                    "query_files": ranked[:10],
+                    "query_ms": ms,
+                    "server_ms": hyb.get("timings", {}).get("total_ms"),
+                    "translated": hyb["plan"].get("translated"),
+                    "query_metrics": metrics(ranked, q.relevant),
                 })
     return rows
+
+
+def table(title, rows):
+    if not rows:
+        return
+    print(f"\n{title}  ({len(rows)} queries)")
+    print(f"{'method':<10}" + "".join(f"{'R@' + str(k):>8}" for k in KS) + f"{'MRR':>8}")
+    for method, key in (("bm25", "bm25"), ("semantic", "semantic"), ("query", "query_metrics")):
+        avg = {k: sum(r[key][k] for r in rows) / len(rows) for k in rows[0][key]}
+        print(f"{method:<10}" + "".join(f"{avg['recall@' + str(k)]:>8.3f}" for k in KS) + f"{avg['mrr']:>8.3f}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("repo", type=Path)
-    ap.add_argument("--max-commits", type=int, default=200)
+    ap.add_argument("--before", help="snapshot: the last commit before this date (YYYY-MM-DD)")
+    ap.add_argument("--total", type=int, default=200, help="English queries")
+    ap.add_argument("--plain", type=int, default=100, help="of which without identifiers, at least")
+    ap.add_argument("--ja", type=Path, help="Japanese queries (commit<TAB>query)")
     ap.add_argument("--json", type=Path, help="write per-query rows here")
     a = ap.parse_args()
-    pairs = query_set(a.repo, a.max_commits)
-    if not pairs:
-        sys.exit(f"{a.repo}: no commit with a non-test source file that still exists")
-    rows = asyncio.run(run(a.repo.resolve(), pairs))
-    print(f"repository: {a.repo}  queries: {len(rows)} (commit subjects; relevant = changed non-test source files)")
-    print(f"{'method':<10}" + "".join(f"{'recall@' + str(k):>11}" for k in KS) + f"{'MRR':>8}")
-    for method in ("rg", "semantic", "query"):
-        avg = {k: sum(r[method][k] for r in rows) / len(rows) for k in rows[0][method]}
-        print(f"{method:<10}" + "".join(f"{avg['recall@' + str(k)]:>11.3f}" for k in KS) + f"{avg['mrr']:>8.3f}")
+    repo = a.repo.resolve()
+    snap = sets.snapshot(repo, a.before)
+    head = sets.git(repo, "rev-parse", "HEAD").strip()
+    if head != snap:
+        sys.exit(f"{repo} is at {head[:10]}, the snapshot is {snap[:10]}: `git -C {repo} checkout {snap}` first")
+    english = sets.balanced(sets.commit_queries(repo, snap, a.total * 4), a.total, a.plain)
+    queries = list(english)
+    if a.ja:
+        queries += sets.japanese(repo, a.ja, english)
+    if not queries:
+        sys.exit(f"{repo}: no commit with a non-test source file that still exists")
+    bm25 = BM25(repo)
+    rows = asyncio.run(run(repo, queries, bm25))
+    print(f"repository: {repo.name} at {snap[:10]}  ({bm25.n} files)")
+    en = [r for r in rows if r["lang"] == "en"]
+    ja = [r for r in rows if r["lang"] == "ja"]
+    table("English, all", en)
+    table("English, no identifiers in the subject", [r for r in en if not r["identifiers"]])
+    table("English, identifiers in the subject", [r for r in en if r["identifiers"]])
+    if ja:
+        table("Japanese", ja)
+        same = {r["commit"] for r in ja}
+        table("The same commits in English", [r for r in en if r["commit"] in same])
+    ms = sorted(r["query_ms"] for r in rows)
+    if ms:
+        p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+        print(f"\nquery latency (client, warm): p50 {statistics.median(ms):.0f} ms, p95 {p95:.0f} ms")
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False))
 

@@ -3,6 +3,7 @@
 # the test venv and offline models (see README).
 #   bench/run.sh REPO [bench.py options]
 #   bench/run.sh retrieval REPO [retrieval.py options]
+#   bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [fit.py options]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
@@ -10,5 +11,8 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/code-intel/target}
 VENV=${CODE_INTEL_TEST_VENV:-$HOME/.cache/code-intel/venv}
 [ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV"; "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio; }
 SCRIPT=bench.py
-if [ "${1:-}" = retrieval ]; then SCRIPT=retrieval.py; shift; fi
+case "${1:-}" in
+  retrieval) SCRIPT=retrieval.py; shift ;;
+  fit) SCRIPT=fit.py; shift ;;
+esac
 exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"

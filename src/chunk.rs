@@ -5,6 +5,7 @@
 //! files without a grammar (or in `lightweight_mode`).
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::search::symbols::{Definition, FileSymbols};
@@ -68,8 +69,7 @@ impl Chunk {
             s.push_str(doc);
             s.push('\n');
         }
-        let facts =
-            crate::framework::meta_summary(&self.meta, crate::framework::META_SUMMARY_CHARS);
+        let facts = meta_summary(&self.meta, META_SUMMARY_CHARS);
         if !facts.is_empty() {
             s.push_str(&facts);
             s.push('\n');
@@ -83,6 +83,55 @@ impl Chunk {
     pub fn content_hash(&self) -> String {
         hex(&Sha256::digest(self.embedding_text().as_bytes()))
     }
+}
+
+/// Longest facts line in chars, in the embedded text and in `query`'s
+/// keyword matching alike.
+pub const META_SUMMARY_CHARS: usize = 400;
+
+/// One line naming the facts in `meta` for the embedded text: arrays of
+/// strings joined, arrays of objects by their `name`, true flags by key;
+/// at most `max_chars` chars.
+pub fn meta_summary(meta: &Map<String, Value>, max_chars: usize) -> String {
+    let mut parts = Vec::new();
+    for (k, v) in meta {
+        if matches!(k.as_str(), "imports" | "framework" | "psr4" | "packages") {
+            continue;
+        }
+        let value = match v {
+            Value::String(s) => s.rsplit('\\').next().unwrap_or(s).to_string(),
+            Value::Bool(true) => String::new(),
+            Value::Array(a) if !a.is_empty() => a
+                .iter()
+                .filter_map(|x| match x {
+                    Value::String(s) => Some(s.rsplit('\\').next().unwrap_or(s).to_string()),
+                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(String::from),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            Value::Object(o) if k == "relation" => format!(
+                "{} {}",
+                o.get("type").and_then(Value::as_str).unwrap_or(""),
+                o.get("related")
+                    .and_then(Value::as_str)
+                    .and_then(|s| s.rsplit('\\').next())
+                    .unwrap_or("")
+            ),
+            _ => continue,
+        };
+        let key = k.replace('_', " ");
+        parts.push(if value.is_empty() {
+            key
+        } else {
+            format!("{key}: {value}")
+        });
+    }
+    let mut s = parts.join("; ");
+    if s.chars().count() > max_chars {
+        s = s.chars().take(max_chars).collect::<String>() + "…";
+    }
+    s
 }
 
 /// Lowercase hex of bytes.

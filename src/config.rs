@@ -79,6 +79,13 @@ pub struct Config {
     pub sync_on_start: bool,
     /// Extra gitignore-style globs to leave out of walking and indexing.
     pub exclude_patterns: Vec<String>,
+    /// File classes left out of the semantic index (they stay searchable by
+    /// `search_text`): lock files, generated files (minified bundles, source
+    /// maps, build output, framework caches) and vendored files (published
+    /// vendor assets, `vendor/`). On filamentphp/demo these made 5,200 of
+    /// 5,955 chunks (`public/vendor/horizon/*.css` 4,554, `composer.lock`
+    /// 522). Remove a class from the list to index it.
+    pub index_exclude_classes: Vec<crate::classify::FileClass>,
     /// Repo-relative directories indexed first (the code users ask about:
     /// `app`, `src`, …), so that part of the index is ready early. `init`
     /// fills it from the directories it finds; empty = repository order.
@@ -87,8 +94,8 @@ pub struct Config {
     /// `notifications/tools/list_changed` when the phase changes. Off by
     /// default: MCP clients do not declare whether they refetch the list.
     pub phase_scoped_tools: bool,
-    /// Weights of the `query` tool's hybrid score (SPEC §4: vector 0.4,
-    /// keyword 0.2, definition 0.3, reference 0.1; `kind` 0.2 is ours).
+    /// Weights of the `query` tool's fused file score (fitted on the
+    /// development sets; see `crate::rank::fusion`).
     pub hybrid_weights: crate::rank::HybridWeights,
 }
 
@@ -113,6 +120,11 @@ impl Default for Config {
                 "**/__pycache__/**".into(),
                 "**/venv/**".into(),
                 "**/.venv/**".into(),
+            ],
+            index_exclude_classes: vec![
+                crate::classify::FileClass::Lock,
+                crate::classify::FileClass::Generated,
+                crate::classify::FileClass::Vendored,
             ],
             source_dirs: Vec::new(),
             phase_scoped_tools: false,
@@ -210,13 +222,10 @@ impl Config {
             "must be 32..=8192",
         )?;
         check(self.max_chunks > 0, "max_chunks", "must be positive")?;
-        let w = &self.hybrid_weights;
         check(
-            [w.vector, w.keyword, w.definition, w.reference, w.kind]
-                .iter()
-                .all(|x| x.is_finite() && *x >= 0.0),
+            self.hybrid_weights.is_valid(),
             "hybrid_weights",
-            "every weight must be a number >= 0",
+            "every weight must be a finite number",
         )?;
         check(self.max_file_size > 0, "max_file_size", "must be positive")?;
         check(

@@ -11,17 +11,22 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::chunk::{self, Chunk};
+use crate::classify::{self, FileClass};
 use crate::config::Config;
 use crate::embed::{EmbedError, Embedder};
 use crate::framework;
 use crate::lang::Lang;
+use crate::lexical::{self, FileText};
 use crate::repo::{self, PathError, Repo};
 use crate::search::symbols;
-use crate::store::{ForestRow, Store, StoreError};
+use crate::store::{FileRow, ForestRow, Store, StoreError};
 
 /// Version of `sync_state.json`; another version forces a full rebuild.
-/// 2: chunks carry framework `meta` and `related` columns (issue 4).
-const STATE_VERSION: u32 = 2;
+/// 2: chunks carry framework `meta` and `related` columns.
+/// 3: chunks carry their file's class and full-text search terms; the
+/// `files` and `vocab` tables (vectors of version 2 are reused by content
+/// hash, nothing is embedded again).
+const STATE_VERSION: u32 = 3;
 /// Files chunked, embedded and committed together; the state file is saved
 /// after each batch, so a killed sync loses at most one batch of work.
 /// Larger batches sort more texts by length before embedding: 64 gave 0.84
@@ -102,6 +107,9 @@ pub struct SyncState {
     pub files: BTreeMap<String, FileState>,
     /// Repo-relative path → why it is not indexed (binary, too large, …).
     pub skipped: BTreeMap<String, Skipped>,
+    /// Words in the vocabulary after the last sync (0: not built yet).
+    #[serde(default)]
+    pub vocabulary_words: usize,
 }
 
 impl SyncState {
@@ -170,6 +178,14 @@ pub struct SyncReport {
     pub chunks_total: usize,
     /// Files indexed after the sync.
     pub files_indexed: usize,
+    /// Seconds spent updating the full-text (BM25) indexes.
+    pub text_index_seconds: f64,
+    /// Words in the vocabulary (identifier words of paths and definitions)
+    /// after the sync, and how many were embedded in it.
+    pub vocabulary_words: usize,
+    pub vocabulary_embedded: usize,
+    /// Seconds spent embedding the vocabulary.
+    pub vocabulary_seconds: f64,
     pub seconds: f64,
 }
 
@@ -178,7 +194,7 @@ impl std::fmt::Display for SyncReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped; chunks: {} embedded, {} reused, {} in index ({} files); {:.2} s",
+            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped; chunks: {} embedded, {} reused, {} in index ({} files); full-text index {:.2} s; vocabulary {} words ({} embedded, {:.2} s); {:.2} s",
             self.added,
             self.modified,
             self.deleted,
@@ -188,6 +204,10 @@ impl std::fmt::Display for SyncReport {
             self.chunks_reused,
             self.chunks_total,
             self.files_indexed,
+            self.text_index_seconds,
+            self.vocabulary_words,
+            self.vocabulary_embedded,
+            self.vocabulary_seconds,
             self.seconds
         )
     }
@@ -249,26 +269,48 @@ fn source_dirs_first(todo: &mut [Candidate], source_dirs: &[String]) {
     todo.sort_by_key(|c| !prefixes.iter().any(|p| c.rel.starts_with(p.as_str())));
 }
 
-/// One file read, hashed and chunked.
+/// One file read, hashed, classified and chunked.
 struct Prepared {
     rel: String,
     state: FileState,
-    chunks: Vec<(Chunk, String)>,
+    class: FileClass,
+    reason: String,
+    language: String,
+    lines: u32,
+    /// Chunks with their content hash and search text.
+    chunks: Vec<(Chunk, String, String)>,
+    text: FileText,
 }
 
-/// Reads, hashes and chunks one file; `Err(reason)` when it is skipped.
+/// Reads, hashes, classifies and chunks one file; `Err(reason)` when it is
+/// left out of the index (binary, unreadable, or of a class in
+/// `index_exclude_classes`).
 fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String> {
     let bytes = std::fs::read(&c.abs).map_err(|e| format!("unreadable: {e}"))?;
     if repo::bytes_look_binary(&bytes) {
         return Err("binary".into());
     }
+    let class = classify::classify(&c.rel, &bytes);
+    if config.index_exclude_classes.contains(&class.class) {
+        return Err(format!(
+            "{} ({}): not embedded by index_exclude_classes, still text-searchable",
+            class.class.name(),
+            class.reason
+        ));
+    }
     let sha = chunk::hex(&Sha256::digest(&bytes));
     let source = String::from_utf8_lossy(&bytes);
-    let chunks: Vec<(Chunk, String)> = chunk_source(&c.rel, &source, config)
+    let chunked = chunk_source(&c.rel, &source, config);
+    let text = lexical::file_text(&c.rel, &source, &chunked);
+    let language = chunked
+        .first()
+        .map_or_else(|| "text".to_string(), |ch| ch.language.clone());
+    let chunks: Vec<(Chunk, String, String)> = chunked
         .into_iter()
         .map(|ch| {
             let h = ch.content_hash();
-            (ch, h)
+            let t = lexical::chunk_text(&ch);
+            (ch, h, t)
         })
         .collect();
     Ok(Prepared {
@@ -279,7 +321,12 @@ fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String> {
             sha256: sha,
             chunks: chunks.len(),
         },
+        class: class.class,
+        reason: class.reason,
+        language,
+        lines: u32::try_from(source.lines().count()).unwrap_or(u32::MAX),
         chunks,
+        text,
     })
 }
 
@@ -312,7 +359,12 @@ pub fn collect_chunks(repo: &Repo, config: &Config) -> Result<Vec<(Chunk, String
             continue;
         }
         if let Ok(p) = prepare(&c, config) {
-            out.extend(p.chunks.into_iter().filter(|(_, h)| seen.insert(h.clone())));
+            out.extend(
+                p.chunks
+                    .into_iter()
+                    .filter(|(_, h, _)| seen.insert(h.clone()))
+                    .map(|(c, h, _)| (c, h)),
+            );
         }
     }
     Ok(out)
@@ -388,12 +440,15 @@ async fn run_sync(
     let mut state = SyncState::load(repo);
     let model_id = embedder.model_id();
     if force || state.model_id != model_id {
-        store.clear_forest().await?;
+        // The empty state is written before the rows go, so a kill in
+        // between leaves a state that lists nothing the index lacks.
         state = SyncState {
             version: STATE_VERSION,
             model_id,
             ..Default::default()
         };
+        state.save(repo)?;
+        store.clear_forest().await?;
     }
     let mut report = SyncReport::default();
     let (repo2, config2) = (repo.clone(), config.clone());
@@ -555,7 +610,7 @@ async fn run_sync(
         // identical code elsewhere); embed only what is new.
         let hashes: Vec<String> = ready
             .iter()
-            .flat_map(|p| p.chunks.iter().map(|(_, h)| h.clone()))
+            .flat_map(|p| p.chunks.iter().map(|(_, h, _)| h.clone()))
             .collect::<HashSet<_>>()
             .into_iter()
             .collect();
@@ -563,7 +618,7 @@ async fn run_sync(
         let mut missing: Vec<(String, String)> = Vec::new();
         let mut queued: HashSet<&str> = HashSet::new();
         for p in &ready {
-            for (c, h) in &p.chunks {
+            for (c, h, _) in &p.chunks {
                 if vectors.contains_key(h) {
                     report.chunks_reused += 1;
                 } else if queued.insert(h.as_str()) {
@@ -594,7 +649,7 @@ async fn run_sync(
             .filter(|p| previously.contains(p.rel.as_str()))
             .map(|p| p.rel.clone())
             .collect();
-        rewrite.extend(gone);
+        rewrite.extend(gone.iter().cloned());
         let fresh: Vec<String> = ready
             .iter()
             .filter(|p| !previously.contains(p.rel.as_str()))
@@ -604,11 +659,13 @@ async fn run_sync(
         let rows: Vec<ForestRow> = ready
             .iter()
             .flat_map(|p| {
-                p.chunks.iter().filter_map(|(c, h)| {
+                p.chunks.iter().filter_map(|(c, h, t)| {
                     vectors.get(h).map(|v| ForestRow {
                         chunk: c,
                         hash: h,
                         vector: v,
+                        class: p.class,
+                        search_text: t,
                     })
                 })
             })
@@ -618,6 +675,19 @@ async fn run_sync(
             .partition(|r| previously.contains(r.chunk.file.as_str()));
         store.replace_files(&rewrite, &replaced).await?;
         store.add(&added).await?;
+        store.delete_files(&gone).await?;
+        let file_rows: Vec<FileRow> = ready
+            .iter()
+            .map(|p| FileRow {
+                file: &p.rel,
+                class: p.class,
+                reason: &p.reason,
+                language: &p.language,
+                lines: p.lines,
+                text: &p.text,
+            })
+            .collect();
+        store.put_files(&file_rows).await?;
         for p in ready {
             state.files.insert(p.rel, p.state);
         }
@@ -631,6 +701,17 @@ async fn run_sync(
             state.files.remove(d);
         }
     }
+    let changed = report.added + report.modified + report.deleted > 0;
+    if changed || state.vocabulary_words == 0 {
+        update_vocabulary(store, embedder, &mut report).await?;
+        state.vocabulary_words = report.vocabulary_words;
+    } else {
+        report.vocabulary_words = state.vocabulary_words;
+    }
+    // Every file is stored in the current schema now: vectors kept from an
+    // older one are no longer needed.
+    store.drop_vector_cache().await?;
+    report.text_index_seconds = store.update_text_indexes(changed).await?;
     state.last_sync = Some(now_secs());
     state.save(repo)?;
     report.chunks_total = store.forest_rows().await?;
@@ -638,6 +719,53 @@ async fn run_sync(
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
+
+/// Brings `vocab` in line with the words of the indexed files: new words are
+/// embedded (E5 `query:` form, as the Japanese terms they are compared with),
+/// words no file has any more are dropped.
+async fn update_vocabulary(
+    store: &Store,
+    embedder: &Arc<dyn Embedder>,
+    report: &mut SyncReport,
+) -> Result<(), IndexError> {
+    let started = Instant::now();
+    let files = store.file_words().await?;
+    let counts = lexical::vocabulary(files.iter().map(String::as_str));
+    let have = store.vocab_words().await?;
+    let gone: Vec<String> = have
+        .iter()
+        .filter(|w| !counts.contains_key(*w))
+        .cloned()
+        .collect();
+    let new: Vec<(String, u32)> = counts
+        .iter()
+        .filter(|(w, _)| !have.contains(*w))
+        .map(|(w, n)| (w.clone(), *n))
+        .collect();
+    let mut add = Vec::with_capacity(new.len());
+    for part in new.chunks(VOCABULARY_BATCH) {
+        let texts: Vec<String> = part.iter().map(|(w, _)| w.clone()).collect();
+        let emb = Arc::clone(embedder);
+        // ONNX Runtime inference is CPU-bound and blocking.
+        let vectors = tokio::task::spawn_blocking(move || emb.embed_queries(&texts))
+            .await
+            .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))??;
+        add.extend(
+            part.iter()
+                .zip(vectors)
+                .map(|((w, n), v)| (w.clone(), *n, v)),
+        );
+    }
+    store.update_vocab(&add, &gone).await?;
+    report.vocabulary_words = counts.len();
+    report.vocabulary_embedded = add.len();
+    report.vocabulary_seconds = started.elapsed().as_secs_f64();
+    Ok(())
+}
+
+/// Vocabulary words embedded per call (short texts: one ONNX Runtime batch
+/// of `embedding_batch_size` at a time inside).
+const VOCABULARY_BATCH: usize = 512;
 
 /// Files whose size or mtime differ from the state, plus new and vanished
 /// files: what the next sync would look at (stat only, no reads).

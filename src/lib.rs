@@ -9,6 +9,7 @@
 //! transport writes to stdout.
 
 pub mod chunk;
+pub mod classify;
 pub mod client;
 pub mod config;
 pub mod embed;
@@ -16,6 +17,7 @@ pub mod framework;
 pub mod index;
 pub mod lang;
 pub mod learn;
+pub mod lexical;
 pub mod rank;
 pub mod relevance;
 pub mod repo;

@@ -123,6 +123,17 @@ enum Command {
         #[arg(long)]
         dump: Option<PathBuf>,
     },
+    /// Runs `query`'s ranking on JSON lines `{"query": …}` from stdin and
+    /// prints, per line, the plan, the ranked files and every candidate
+    /// with its features (for bench/fit.py).
+    #[command(hide = true)]
+    RankFeatures {
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Files ranked per query.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
     /// Files, chunks, last sync, model and ONNX Runtime state.
     Status {
         #[arg(long, default_value = ".")]
@@ -227,6 +238,7 @@ async fn run(cli: Cli) -> Result<()> {
             json,
         } => calibrate_cmd(&repo, pairs.as_deref(), map_pairs.as_deref(), json).await,
         Command::BenchEmbed { path, dump } => bench_embed_cmd(&path, dump.as_deref()).await,
+        Command::RankFeatures { repo, limit } => rank_features_cmd(&repo, limit).await,
     }
 }
 
@@ -296,7 +308,9 @@ async fn search_cmd(
     let forest = if collection == CollectionArg::Map {
         Vec::new()
     } else {
-        store.search_forest(&vector, limit, None).await?
+        store
+            .search_forest(&vector, limit, &code_intel::store::Scope::default())
+            .await?
     };
     let map = if collection == CollectionArg::Forest {
         Vec::new()
@@ -343,10 +357,27 @@ async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
     } else {
         None
     };
+    // Why files were left out, grouped: "lock (lock file composer.lock)"
+    // counts as "lock", "binary" as itself; one example each.
+    let mut left_out: std::collections::BTreeMap<String, (usize, String)> = Default::default();
+    for (file, s) in &state.skipped {
+        let group = s
+            .reason
+            .split([' ', ':', '('])
+            .next()
+            .unwrap_or(&s.reason)
+            .to_string();
+        let e = left_out.entry(group).or_insert((0, file.clone()));
+        e.0 += 1;
+    }
     let v = serde_json::json!({
         "repo": repo.root(),
         "files_indexed": state.files.len(),
         "files_skipped": state.skipped.len(),
+        "left_out": left_out
+            .iter()
+            .map(|(k, (n, ex))| (k.clone(), serde_json::json!({"files": n, "example": ex})))
+            .collect::<serde_json::Map<_, _>>(),
         "chunks": state.chunk_count(),
         "forest_rows": rows.as_ref().and_then(|r| r.as_ref().ok().map(|x| x.0)),
         "map_rows": rows.as_ref().and_then(|r| r.as_ref().ok().map(|x| x.1)),
@@ -374,10 +405,14 @@ async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
     writeln!(out, "index:        {}", readiness.message)?;
     writeln!(
         out,
-        "files:        {} indexed, {} skipped",
+        "files:        {} indexed, {} left out of the semantic index (still text-searchable)",
         state.files.len(),
         state.skipped.len()
     )?;
+    for (group, (n, example)) in &left_out {
+        let reason = state.skipped.get(example).map_or("", |s| s.reason.as_str());
+        writeln!(out, "  {group:<12} {n:>6} files, e.g. {example}: {reason}")?;
+    }
     match &rows {
         Some(Ok((f, m))) => writeln!(out, "tables:       forest {f} rows, map {m} rows")?,
         Some(Err(e)) => writeln!(out, "tables:       ERROR {e}")?,
@@ -441,6 +476,50 @@ async fn bench_embed_cmd(path: &Path, dump: Option<&Path>) -> Result<()> {
         "chunks_per_second": n as f64 / seconds,
     });
     writeln!(std::io::stdout().lock(), "{v}")?;
+    Ok(())
+}
+
+async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
+    let (repo, config) = open(repo)?;
+    let embedder = load_embedder(&config).await?;
+    let store = Store::open(&repo.state_dir().join("lance"), E5_DIM).await?;
+    let ranker = code_intel::rank::Ranker::default();
+    let mut input = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+    let mut out = std::io::stdout().lock();
+    for line in input.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).context("a line is not JSON")?;
+        let query = v["query"]
+            .as_str()
+            .context("a line has no \"query\"")?
+            .to_string();
+        let req = code_intel::rank::Request {
+            query,
+            limit,
+            chunks_per_file: 1,
+            scope: code_intel::store::Scope::default(),
+        };
+        let o = ranker
+            .run(
+                &store,
+                Arc::clone(&embedder),
+                &config.hybrid_weights,
+                &req,
+                true,
+            )
+            .await?;
+        let files: Vec<&str> = o.files.iter().map(|f| f.file.as_str()).collect();
+        let row = serde_json::json!({
+            "id": v["id"],
+            "query": req.query,
+            "plan": o.plan,
+            "files": files,
+            "requested": o.requested_classes,
+            "candidates": o.candidates,
+            "timings": o.timings,
+        });
+        writeln!(out, "{row}")?;
+    }
     Ok(())
 }
 

@@ -331,55 +331,6 @@ fn js_name_in_call(rest: &str) -> String {
         .to_string()
 }
 
-/// Longest facts line in chars, in the embedded text and in `query`'s
-/// keyword matching alike.
-pub const META_SUMMARY_CHARS: usize = 400;
-
-/// One line naming the facts in `meta` for the embedded text: arrays of
-/// strings joined, arrays of objects by their `name`, true flags by key;
-/// at most `max_chars` chars.
-pub fn meta_summary(meta: &Map<String, Value>, max_chars: usize) -> String {
-    let mut parts = Vec::new();
-    for (k, v) in meta {
-        if matches!(k.as_str(), "imports" | "framework" | "psr4" | "packages") {
-            continue;
-        }
-        let value = match v {
-            Value::String(s) => s.rsplit('\\').next().unwrap_or(s).to_string(),
-            Value::Bool(true) => String::new(),
-            Value::Array(a) if !a.is_empty() => a
-                .iter()
-                .filter_map(|x| match x {
-                    Value::String(s) => Some(s.rsplit('\\').next().unwrap_or(s).to_string()),
-                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(String::from),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            Value::Object(o) if k == "relation" => format!(
-                "{} {}",
-                o.get("type").and_then(Value::as_str).unwrap_or(""),
-                o.get("related")
-                    .and_then(Value::as_str)
-                    .and_then(|s| s.rsplit('\\').next())
-                    .unwrap_or("")
-            ),
-            _ => continue,
-        };
-        let key = k.replace('_', " ");
-        parts.push(if value.is_empty() {
-            key
-        } else {
-            format!("{key}: {value}")
-        });
-    }
-    let mut s = parts.join("; ");
-    if s.chars().count() > max_chars {
-        s = s.chars().take(max_chars).collect::<String>() + "…";
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;

@@ -734,6 +734,37 @@ pub fn source_files(
     Ok(files)
 }
 
+/// Splits `A.b`, `A::b`, `Ns\A` into (qualifier, name).
+pub fn split_qualified(symbol: &str) -> (Option<String>, String) {
+    let s = symbol.trim();
+    let idx = [
+        s.rfind("::").map(|i| (i, 2)),
+        s.rfind('.').map(|i| (i, 1)),
+        s.rfind('\\').map(|i| (i, 1)),
+    ]
+    .into_iter()
+    .flatten()
+    .max_by_key(|(i, _)| *i);
+    match idx {
+        Some((i, w)) if i > 0 && i + w < s.len() => {
+            (Some(s[..i].to_string()), s[i + w..].to_string())
+        }
+        _ => (None, s.trim_start_matches('\\').to_string()),
+    }
+}
+
+pub fn qualifier_matches(q: &str, d: &Definition) -> bool {
+    let q_norm = q.replace("::", ".").replace('\\', ".");
+    let scope = d.scope.as_deref().unwrap_or("");
+    let fq = d
+        .fqcn
+        .as_deref()
+        .unwrap_or("")
+        .replace("::", ".")
+        .replace('\\', ".");
+    scope == q_norm || scope.ends_with(&format!(".{q_norm}")) || fq.contains(&format!("{q_norm}."))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

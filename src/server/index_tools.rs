@@ -12,37 +12,39 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{CodeIntel, Shared, blocking, failure, success};
+use crate::classify::FileClass;
 use crate::index::{self, Readiness, SyncReport};
-use crate::rank::{self, QueryPlan, ScoreParts};
+use crate::rank::{self, QueryPlan, RankedFile};
 use crate::relevance::CALIBRATED;
 use crate::session::ToolClass;
-use crate::store::{ForestHit, MapHit, Store, sql_str};
+use crate::store::{ForestHit, MapHit, Scope, Store};
 
-/// The Lance SQL filter for a scope (`path`: repo-relative file or
-/// directory, `language`); `None` when neither is given.
+/// The store scope of a request (`path`: repo-relative file or directory,
+/// `language`, `kinds`).
 ///
 /// # Errors
-/// A path outside the repository.
-fn chunk_filter(shared: &Shared, scope: &ChunkScope) -> Result<Option<String>, String> {
-    let mut filters = Vec::new();
+/// A path outside the repository, or an unknown class name.
+fn scope_of(shared: &Shared, scope: &ChunkScope) -> Result<Scope, String> {
+    let mut out = Scope::default();
     if let Some(path) = scope.path.as_deref().filter(|s| !s.is_empty()) {
         let abs = shared.repo.resolve(path).map_err(|e| e.to_string())?;
         let rel = shared.repo.rel(&abs);
         if abs.is_dir() {
-            if !rel.is_empty() {
-                filters.push(format!(
-                    "starts_with(file, {})",
-                    sql_str(&format!("{rel}/"))
-                ));
-            }
+            out.dir = Some(rel).filter(|r| !r.is_empty());
         } else {
-            filters.push(format!("file = {}", sql_str(&rel)));
+            out.file = Some(rel);
         }
     }
-    if let Some(lang) = &scope.language {
-        filters.push(format!("language = {}", sql_str(&lang.to_lowercase())));
+    out.language = scope.language.as_ref().map(|l| l.to_lowercase());
+    for k in &scope.kinds {
+        out.classes.push(FileClass::parse(k).ok_or_else(|| {
+            format!(
+                "unknown kind `{k}`: use one of {}",
+                FileClass::ALL.map(FileClass::name).join(", ")
+            )
+        })?);
     }
-    Ok((!filters.is_empty()).then(|| filters.join(" AND ")))
+    Ok(out)
 }
 
 /// Which table `semantic_search` reads.
@@ -65,36 +67,28 @@ fn default_limit() -> usize {
 /// What a search over the index needs, gathered the same way by
 /// `semantic_search` and `query`.
 struct SearchInputs {
-    /// Lance SQL filter of the scope.
-    filter: Option<String>,
+    scope: Scope,
     store: Arc<Store>,
-    /// The query's embedding (E5 `query:` prefix).
-    vector: Vec<f32>,
+    embedder: Arc<dyn crate::embed::Embedder>,
     /// Readiness as of the moment of the search: a sync that completes while
     /// it runs must not make partial results look complete.
     readiness: Readiness,
 }
 
-/// Scope filter, store, query embedding and readiness; `Err` holds the
-/// reply to return (bad path, model still loading, unreadable index).
+/// Scope, store, embedder and readiness; `Err` holds the reply to return
+/// (bad path or kind, model still loading, unreadable index).
 async fn search_inputs(
     shared: &Shared,
-    query: &str,
     scope: &ChunkScope,
 ) -> Result<SearchInputs, Result<CallToolResult, ErrorData>> {
-    let filter = chunk_filter(shared, scope).map_err(failure)?;
+    let scope = scope_of(shared, scope).map_err(failure)?;
     let embedder = shared.embedder().map_err(|r| Ok(*r))?;
     let store = shared.store(false).await.map_err(failure)?;
-    let query = query.to_string();
-    let vector = blocking(move || embedder.embed_query(&query))
-        .await
-        .map_err(Err)?
-        .map_err(failure)?;
     let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
     Ok(SearchInputs {
-        filter,
+        scope,
         store,
-        vector,
+        embedder,
         readiness,
     })
 }
@@ -117,6 +111,9 @@ pub struct ChunkScope {
     /// Only chunks of this language (python, php, javascript, typescript, vue, blade, css, scss, html, go, java, rust, json, text).
     #[serde(default)]
     pub language: Option<String>,
+    /// Only files of these classes: source, test, docs, example, config, generated, vendored, lock. Default: all (source ranked first).
+    #[serde(default)]
+    pub kinds: Vec<String>,
 }
 
 /// Parameters of `semantic_search`.
@@ -163,9 +160,12 @@ pub struct SemanticResult {
 pub struct QueryParams {
     /// The request in natural language (Japanese or English), e.g. 「商品のフォームに在庫数フィールドを追加」 or "where are orders stored?".
     pub query: String,
-    /// Results returned at most, 1-50. Default 10.
+    /// Files returned at most, 1-50. Default 10.
     #[serde(default = "default_limit")]
     pub limit: usize,
+    /// Best chunks returned per file, 1-5. Default 2.
+    #[serde(default = "default_chunks_per_file")]
+    pub chunks_per_file: usize,
     #[serde(flatten)]
     pub scope: ChunkScope,
     /// Session to gate this call (it counts as a forest search: allowed in SEMANTIC) and record it as evidence; omit for the ungated one-shot context before a session.
@@ -173,23 +173,22 @@ pub struct QueryParams {
     pub session_id: Option<String>,
 }
 
-/// One hybrid-ranked chunk with why it ranked.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RankedChunk {
-    #[serde(flatten)]
-    pub chunk: ForestHit,
-    /// The score parts; `why.score` is the hybrid score the list is sorted by.
-    pub why: ScoreParts,
+fn default_chunks_per_file() -> usize {
+    2
 }
 
 /// Result of `query`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct QueryResult {
-    /// What the router saw and which tools it recommends.
+    /// What the router saw (keywords, Japanese terms and their English words) and which tools it recommends.
     pub plan: QueryPlan,
-    /// Chunks, best first, by the hybrid score (SPEC §4).
-    pub results: Vec<RankedChunk>,
+    /// Files, best first, by the fused score, each with its class, why it ranked and its best chunks.
+    pub files: Vec<RankedFile>,
+    /// File classes the request asks for (not ranked below source).
+    pub requested_kinds: Vec<FileClass>,
     pub index: Readiness,
+    /// Milliseconds spent.
+    pub timings: rank::Timings,
 }
 
 /// Result of `sync_index`.
@@ -226,13 +225,18 @@ impl CodeIntel {
                     return failure("limit must be 1-100");
                 }
                 let SearchInputs {
-                    filter,
+                    scope,
                     store,
-                    vector,
+                    embedder,
                     readiness,
-                } = match search_inputs(&self.shared, &p.query, &p.scope).await {
+                } = match search_inputs(&self.shared, &p.scope).await {
                     Ok(i) => i,
                     Err(r) => return r,
+                };
+                let query = p.query.clone();
+                let vector = match blocking(move || embedder.embed_query(&query)).await? {
+                    Ok(v) => v,
+                    Err(e) => return failure(e),
                 };
                 // Map first (SPEC §5): an agreement above the calibrated
                 // threshold short-circuits `auto`; forest is not searched then.
@@ -251,10 +255,7 @@ impl CodeIntel {
                 let results = if p.collection == Collection::Map || short_circuit {
                     Vec::new()
                 } else {
-                    match store
-                        .search_forest(&vector, p.limit, filter.as_deref())
-                        .await
-                    {
+                    match store.search_forest(&vector, p.limit, &scope).await {
                         Ok(r) => r,
                         Err(e) => return failure(e),
                     }
@@ -273,11 +274,12 @@ impl CodeIntel {
                 for h in &results {
                     let _ = writeln!(
                         s,
-                        "[{:.3}] {}:{}-{} {} {}  {}",
+                        "[{:.3}] {}:{}-{} [{}] {} {}  {}",
                         h.score,
                         h.file,
                         h.start_line,
                         h.end_line,
+                        h.class.name(),
                         h.kind,
                         h.fqcn.as_deref().unwrap_or(&h.name),
                         h.signature
@@ -296,7 +298,7 @@ impl CodeIntel {
             .await
     }
 
-    /// One-shot context for a request: the router's plan (identifiers, keywords incl. Japanese→English glossary, framework kinds hinted, slots, recommended tools) and hybrid-ranked chunks (vector + keyword + definition + references + framework kind) with file, 1-based lines, symbol, FQCN, framework metadata, related symbols and the score parts. Call it first.
+    /// One-shot context for a request, to call first: the files a change most likely touches, best first, each with its class (source, test, docs, config, …), why it ranked (BM25 over paths, names and content, e5 vector, names, framework kind) and its best chunks with code and framework facts; plus the plan (keywords, Japanese terms and their English words, recommended tools). Japanese or English.
     #[tool(
         annotations(title = "Query (plan + hybrid search)", read_only_hint = true, open_world_hint = false),
         output_schema = schema_for_output::<QueryResult>()
@@ -312,50 +314,39 @@ impl CodeIntel {
                 if p.query.trim().is_empty() {
                     return failure("query is empty: describe what you want to change or find");
                 }
-                if !(1..=50).contains(&p.limit) {
-                    return failure("limit must be 1-50");
+                if !(1..=50).contains(&p.limit) || !(1..=5).contains(&p.chunks_per_file) {
+                    return failure("limit must be 1-50 and chunks_per_file 1-5");
                 }
                 let shared = Arc::clone(&self.shared);
                 let SearchInputs {
-                    filter,
+                    scope,
                     store,
-                    vector,
+                    embedder,
                     readiness,
-                } = match search_inputs(&shared, &p.query, &p.scope).await {
+                } = match search_inputs(&shared, &p.scope).await {
                     Ok(i) => i,
                     Err(r) => return r,
                 };
-                let plan = rank::plan(&p.query);
-                let (sh, pl) = (Arc::clone(&shared), plan.clone());
-                let files =
-                    match blocking(move || rank::keyword_files(&sh.repo, &sh.config, &pl)).await? {
-                        Ok(f) => f,
-                        Err(e) => return failure(e),
-                    };
-                let candidates =
-                    match rank::candidates(&store, &vector, &files, p.limit, filter.as_deref())
-                        .await
-                    {
-                        Ok(c) => c,
-                        Err(e) => return failure(e),
-                    };
-                let names: std::collections::HashSet<String> =
-                    candidates.iter().map(|c| c.name.clone()).collect();
-                let sh = Arc::clone(&shared);
-                let refs = match blocking(move || {
-                    rank::reference_counts(&sh.repo, &sh.config, &sh.symbols, &names)
-                })
-                .await?
+                let req = rank::Request {
+                    query: p.query.clone(),
+                    limit: p.limit,
+                    chunks_per_file: p.chunks_per_file,
+                    scope,
+                };
+                let outcome = match shared
+                    .ranker
+                    .run(&store, embedder, &shared.config.hybrid_weights, &req, false)
+                    .await
                 {
-                    Ok(r) => r,
+                    Ok(o) => o,
                     Err(e) => return failure(e),
                 };
-                let mut ranked =
-                    rank::rank(&plan, candidates, &refs, &shared.config.hybrid_weights);
-                ranked.truncate(p.limit);
-                let results: Vec<RankedChunk> = ranked
-                    .into_iter()
-                    .map(|(chunk, why)| RankedChunk { chunk, why })
+                let plan = &outcome.plan;
+                let top: Vec<&str> = outcome
+                    .files
+                    .iter()
+                    .take(3)
+                    .map(|f| f.file.as_str())
                     .collect();
                 let missing: Vec<&str> = [
                     "target_feature",
@@ -366,11 +357,6 @@ impl CodeIntel {
                 .into_iter()
                 .filter(|s| !plan.slots.contains_key(*s))
                 .collect();
-                let top: Vec<String> = results
-                    .iter()
-                    .take(3)
-                    .map(|r| format!("{}:{}", r.chunk.file, r.chunk.start_line))
-                    .collect();
                 let _ = shared.sessions.log(
                     "decisions",
                     &serde_json::json!({
@@ -379,62 +365,24 @@ impl CodeIntel {
                         "query": p.query,
                         "session_id": p.session_id,
                         "keywords": plan.keywords,
+                        "translated": plan.translated,
                         "kind_hints": plan.kind_hints,
                         "missing_slots": missing,
                         "tools_planned": plan.recommended_tools,
                         "top": top,
+                        "ms": outcome.timings.total_ms,
                     }),
                 );
-                let mut s = format!("{}\n", readiness.message);
-                let _ = writeln!(
-                    s,
-                    "plan: keywords [{}]{}{}; next: {} ({})",
-                    plan.keywords.join(", "),
-                    if plan.identifiers.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; identifiers [{}]", plan.identifiers.join(", "))
-                    },
-                    if plan.kind_hints.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; kinds [{}]", plan.kind_hints.join(", "))
-                    },
-                    plan.recommended_tools.join(", "),
-                    plan.reasoning
-                );
-                if results.is_empty() {
-                    let _ = writeln!(s, "{}", no_results(&readiness));
-                }
-                for r in &results {
-                    let (h, w) = (&r.chunk, &r.why);
-                    let _ = writeln!(
-                        s,
-                        "[{:.3}] {}:{}-{} {} {}  (cosine {:.3}, keywords {} [{}]{}{}, refs {})",
-                        w.score,
-                        h.file,
-                        h.start_line,
-                        h.end_line,
-                        h.kind,
-                        h.fqcn.as_deref().unwrap_or(&h.name),
-                        w.cosine,
-                        w.keyword_hits,
-                        w.matched_keywords.join(", "),
-                        if w.definition { ", definition" } else { "" },
-                        if w.kind_hinted { ", kind" } else { "" },
-                        w.references
-                    );
-                    if !h.related.is_empty() {
-                        let _ = writeln!(s, "    related: {}", h.related.join(", "));
-                    }
-                }
+                let text = query_text(&outcome, &readiness);
                 success(
                     &QueryResult {
-                        plan,
-                        results,
+                        plan: outcome.plan,
+                        files: outcome.files,
+                        requested_kinds: outcome.requested_classes,
                         index: readiness,
+                        timings: outcome.timings,
                     },
-                    s,
+                    text,
                 )
             })
             .await
@@ -486,4 +434,92 @@ impl CodeIntel {
             Err(e) => failure(e),
         }
     }
+}
+
+/// The text reply of `query`: readiness, the plan in one line, then per
+/// file its class, score, the reasons that count, and its best chunks'
+/// locations and signatures.
+fn query_text(o: &rank::Outcome, readiness: &Readiness) -> String {
+    let plan = &o.plan;
+    let mut s = format!("{}\n", readiness.message);
+    let translated: Vec<String> = plan
+        .translated
+        .iter()
+        .map(|t| {
+            let words: Vec<&str> = t.words.iter().map(|(w, _)| w.as_str()).collect();
+            format!("{}→{}", t.term, words.join("/"))
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "plan: keywords [{}]{}{}{}; next: {}",
+        plan.keywords.join(", "),
+        if translated.is_empty() {
+            String::new()
+        } else {
+            format!("; translated {}", translated.join(", "))
+        },
+        if plan.identifiers.is_empty() {
+            String::new()
+        } else {
+            format!("; identifiers [{}]", plan.identifiers.join(", "))
+        },
+        if plan.kind_hints.is_empty() {
+            String::new()
+        } else {
+            format!("; kinds [{}]", plan.kind_hints.join(", "))
+        },
+        plan.recommended_tools.join(", "),
+    );
+    if o.files.is_empty() {
+        let _ = writeln!(s, "{}", no_results(readiness));
+    }
+    for (i, f) in o.files.iter().enumerate() {
+        let w = &f.why.features;
+        let mut reasons = Vec::new();
+        for (name, v) in [
+            ("keyword", w.keyword),
+            ("chunk", w.chunk_keyword),
+            ("vector", w.vector),
+            ("path", w.path),
+            ("definition", w.definition),
+        ] {
+            if v > 0.0 {
+                reasons.push(format!("{name} {v:.2}"));
+            }
+        }
+        if w.identifier > 0.0 {
+            reasons.push("identifier".into());
+        }
+        if w.kind > 0.0 {
+            reasons.push("kind".into());
+        }
+        if f.why.class_prior != 0.0 {
+            reasons.push(format!("{} prior {:.2}", f.class.name(), f.why.class_prior));
+        }
+        let _ = writeln!(
+            s,
+            "{}. {} [{}] {:.3} ({})",
+            i + 1,
+            f.file,
+            f.class.name(),
+            f.score,
+            reasons.join(", ")
+        );
+        for c in &f.chunks {
+            let _ = writeln!(
+                s,
+                "   {}-{} {} {}  {}",
+                c.start_line,
+                c.end_line,
+                c.kind,
+                c.fqcn.as_deref().unwrap_or(&c.name),
+                c.signature.lines().next().unwrap_or("")
+            );
+            if !c.related.is_empty() {
+                let _ = writeln!(s, "     related: {}", c.related.join(", "));
+            }
+        }
+    }
+    s
 }

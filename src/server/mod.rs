@@ -41,6 +41,8 @@ pub struct Shared {
     pub progress: Progress,
     pub model: RwLock<ModelState>,
     pub sessions: SessionStore,
+    /// The `query` pipeline and its caches.
+    pub ranker: crate::rank::Ranker,
     /// The session this server started last (the client's current one).
     pub current_session: std::sync::Mutex<Option<String>>,
     store: tokio::sync::Mutex<Option<Arc<Store>>>,
@@ -99,6 +101,7 @@ impl CodeIntel {
         CodeIntel {
             shared: Arc::new(Shared {
                 sessions: SessionStore::new(&repo.state_dir()),
+                ranker: crate::rank::Ranker::default(),
                 current_session: std::sync::Mutex::new(None),
                 repo,
                 config,

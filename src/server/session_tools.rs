@@ -12,12 +12,11 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::code_tools::{qualifier_matches, split_qualified};
 use super::{CodeIntel, Shared, blocking, error_json, failure, success};
 use crate::index;
 use crate::learn::{Hypothesis, LearnedPair, RelevanceCheck, Session};
 use crate::relevance::{self, CALIBRATED};
-use crate::search::symbols::Definition;
+use crate::search::symbols::{Definition, qualifier_matches, split_qualified};
 use crate::session::{
     self, BEFORE_SEMANTIC, HypothesisState, Intent, Phase, Requirement, SemanticReason, Slot,
     SlotName, Understanding,

@@ -136,3 +136,40 @@ def test_killed_sync_resumes_without_duplicates(tmp_path):
     status = json.loads(run("status", "--repo", str(repo), "--json").stdout)
     assert status["files_indexed"] == 600
     assert status["forest_rows"] == status["chunks"] == 600  # one chunk per file, none twice
+
+
+def test_lock_vendored_and_generated_files_stay_out_of_the_semantic_index(tmp_path):
+    """A Laravel app's lock files, published vendor assets and minified
+    bundles are left out of the semantic index by default (classified by
+    path and content), stay searchable as text, and `status` says why; the
+    config key brings them back."""
+    import shutil
+
+    repo = tmp_path / "app"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "laravel-app", repo)
+    (repo / "composer.lock").write_text(json.dumps({"packages": [{"name": "laravel/framework", "version": "v11.9.0"}]}, indent=2))
+    (repo / "package-lock.json").write_text(json.dumps({"name": "shop", "lockfileVersion": 3}, indent=2))
+    (repo / "public" / "vendor" / "horizon").mkdir(parents=True)
+    (repo / "public" / "vendor" / "horizon" / "app.css").write_text(".horizon-badge{color:red}\n")
+    (repo / "resources" / "css" / "theme.css").write_text("".join(f".c{i}{{margin:{i}px}}" for i in range(400)) + "\n")
+    (repo / "resources" / "svg").mkdir(parents=True)
+    (repo / "resources" / "svg" / "sprite.svg").write_text('<svg><symbol id="cart"></symbol></svg>\n')
+    out = json.loads(run("index", str(repo), "--json").stdout)
+    assert out["added"] == 31 and out["skipped"] == 5, out
+
+    status = json.loads(run("status", "--repo", str(repo), "--json").stdout)
+    left = status["left_out"]
+    assert left["lock"]["files"] == 2 and left["vendored"]["files"] == 1 and left["generated"]["files"] == 2, left
+    text = run("status", "--repo", str(repo)).stdout
+    assert "minified" in text and "still text-searchable" in text, text
+
+    # Still text-searchable: grep-style search reads every file.
+    p = subprocess.run([BIN, "search", "horizon badge", "--repo", str(repo), "-n", "20", "--json"],
+                       capture_output=True, text=True, env=cli_env(), timeout=600)
+    files = {h["file"] for h in json.loads(p.stdout)["results"]}
+    assert not files & {"composer.lock", "package-lock.json", "public/vendor/horizon/app.css"}, files
+
+    # The config key turns the rule off.
+    (repo / ".code-intel" / "config.json").write_text(json.dumps({"index_exclude_classes": []}))
+    again = json.loads(run("index", str(repo), "--json").stdout)
+    assert again["added"] == 5 and again["skipped"] == 0, again

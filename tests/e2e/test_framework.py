@@ -28,52 +28,65 @@ async def indexed(c):
     assert rep["added"] == 31 and rep["skipped"] == 0, rep
 
 
-async def test_query_lands_on_framework_chunks(tmp_path):
+async def test_query_lands_on_framework_files(tmp_path):
     repo = app_repo(tmp_path)
     async with serve(repo) as c:
         await indexed(c)
-        # Issue 4's retrieval cases: the product form (v4: the resource's
-        # form() delegates to Schemas/ProductForm::configure; either is the
-        # resource's form chunk), the orders migration, the delete action.
+        # Issue 4's retrieval cases, now file-level: the product form (v4:
+        # the resource's form() delegates to Schemas/ProductForm::configure;
+        # either file is right), the orders migration, the delete action.
         for q in ["add a stock field to the product form", "商品のフォームに在庫数フィールドを追加"]:
             r = await c.call("query", query=q, limit=5)
-            top = r["results"][0]
-            assert top["kind"] == "filament_form", (q, [(h["file"], h["kind"]) for h in r["results"]])
-            assert top["file"].startswith("app/Filament/Resources/Products/"), (q, top["file"])
+            top = r["files"][0]
+            assert top["file"].startswith("app/Filament/Resources/Products/"), (q, [f["file"] for f in r["files"]])
+            assert top["chunks"][0]["kind"] == "filament_form", (q, top["chunks"])
+            assert top["class"] == "source"
             assert "product" in r["plan"]["keywords"] and "filament_form" in r["plan"]["kind_hints"]
         for q in ["where are orders stored", "注文データはどこに保存されている"]:
             r = await c.call("query", query=q, limit=5)
-            top = r["results"][0]
-            assert (top["kind"], top["name"], top["file"]) == (
-                "table_schema",
-                "orders",
-                "database/migrations/2024_01_01_000003_create_orders_table.php",
-            ), (q, [(h["file"], h["kind"], h["name"]) for h in r["results"]])
-            columns = [col["name"] for col in top["meta"]["columns"]]
+            top = r["files"][0]
+            assert top["file"] == "database/migrations/2024_01_01_000003_create_orders_table.php", (
+                q, [f["file"] for f in r["files"]])
+            chunk = top["chunks"][0]
+            assert (chunk["kind"], chunk["name"]) == ("table_schema", "orders"), top["chunks"]
+            columns = [col["name"] for col in chunk["meta"]["columns"]]
             assert {"number", "customer_id", "status", "total_price"} <= set(columns), columns
-            assert "table:customers" in top["related"]
-            assert top["why"]["definition"] and top["why"]["kind_hinted"]
+            assert "table:customers" in chunk["related"]
+            assert top["why"]["kind"] == 1.0 and top["why"]["keyword"] > 0
         r = await c.call("query", query="change the delete confirmation message", limit=3)
-        actions = [h for h in r["results"] if "delete" in h["meta"].get("actions", [])]
-        assert actions, [(h["file"], h["kind"], h["meta"]) for h in r["results"]]
-        assert actions[0]["kind"] in ("filament_action", "filament_table")
+        chunks = [ch for f in r["files"] for ch in f["chunks"]]
+        assert any("delete" in ch["meta"].get("actions", []) for ch in chunks), chunks
+
+        # Source first: the order test ranks below the code it tests, unless
+        # the request asks for tests.
+        r = await c.call("query", query="place an order for a customer", limit=10)
+        files = [f["file"] for f in r["files"]]
+        assert files.index("app/Services/OrderService.php") < files.index("tests/Feature/OrderTest.php"), files
+        test = next(f for f in r["files"] if f["file"] == "tests/Feature/OrderTest.php")
+        assert test["class"] == "test" and test["why"]["class_prior"] < 0
+        r = await c.call("query", query="the test for placing an order", limit=3)
+        assert r["files"][0]["file"] == "tests/Feature/OrderTest.php", [f["file"] for f in r["files"]]
+        assert r["requested_kinds"] == ["test"]
+        r = await c.call("query", query="placing an order", kinds=["test"], limit=3)
+        assert {f["class"] for f in r["files"]} == {"test"}
+        assert "unknown kind" in await c.call_error("query", query="orders", kinds=["nonsense"])
 
         # Every reply explains itself and is logged as a decision.
         r = await c.call("query", query="Where is OrderService::place called?", limit=3)
         assert r["plan"]["identifiers"] == ["OrderService::place"]
         assert r["plan"]["recommended_tools"][0] == "find_definitions"
-        for h in r["results"]:
-            w = h["why"]
-            assert 0.0 <= w["vector"] <= 1.0 and w["score"] > 0 and "cosine" in w
+        assert r["files"][0]["file"] == "app/Services/OrderService.php"
+        assert r["files"][0]["why"]["identifier"] == 1.0
+        for f in r["files"]:
+            w = f["why"]
+            assert 0.0 <= w["vector"] <= 1.0 and "cosine" in w and w["class_reason"]
         decisions = [
             json.loads(line)
             for line in (repo / ".code-intel" / "logs" / "decisions.jsonl").read_text().splitlines()
         ]
-        assert sum(1 for d in decisions if d.get("tool") == "query") == 6
-        # "where … called" names a feature but asks for no change.
-        assert "desired_action" in decisions[-1]["missing_slots"]
-        assert "target_feature" not in decisions[-1]["missing_slots"]
+        assert sum(1 for d in decisions if d.get("tool") == "query") == 10
         assert decisions[-1]["query"] == "Where is OrderService::place called?"
+        assert decisions[-1]["top"][0] == "app/Services/OrderService.php"
 
         # Bad input: an empty query, a path outside the repository.
         assert "empty" in await c.call_error("query", query="  ")

@@ -1,0 +1,162 @@
+"""Fits the fusion weights of `query` (src/rank/fusion.rs) on development sets.
+
+For each repository the query sets are built as in bench/retrieval.py, the
+ranking is run once with `code-intel rank-features` (every candidate file with
+its features), and the weights are fitted by coordinate ascent on
+mean(recall@10) + mean(MRR) over all queries. Reported: the fitted weights,
+their in-sample score, a 5-fold cross-validated score (weights fitted on four
+fifths, scored on the fifth), and reciprocal rank fusion (RRF, k = 60) of the
+three searches for comparison.
+
+    bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [--out weights.json]
+"""
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import sets
+from bench import BIN, env
+
+FEATURES = ["keyword", "chunk_keyword", "vector", "path", "definition", "identifier", "kind", "support"]
+CLASSES = ["test", "docs", "config", "example", "generated", "vendored", "lock"]
+
+
+def dump(repo: Path, queries, cache: Path):
+    """Candidate features of every query, cached per repository snapshot."""
+    if cache.exists():
+        rows = [json.loads(l) for l in cache.read_text().splitlines()]
+        if len(rows) == len(queries):
+            return rows
+    lines = "\n".join(json.dumps({"id": i, "query": q.query}) for i, q in enumerate(queries))
+    out = subprocess.run(
+        [BIN, "rank-features", "--repo", str(repo), "--limit", "50"],
+        input=lines, capture_output=True, text=True, env=env(),
+    )
+    if out.returncode != 0:
+        sys.exit(out.stderr)
+    cache.write_text(out.stdout)
+    return [json.loads(l) for l in out.stdout.splitlines()]
+
+
+def score_file(w, feats, cls, requested):
+    s = sum(w[f] * feats.get(f, 0.0) for f in FEATURES)
+    if cls != "source" and cls not in requested:
+        s += w.get("prior_" + cls, 0.0)
+    return s
+
+
+def evaluate(w, data):
+    """mean R@10 + mean MRR, and the two separately."""
+    r10 = mrr = 0.0
+    for q in data:
+        ranked = sorted(q["cands"], key=lambda c: -score_file(w, c[2], c[1], q["requested"]))
+        files = [c[0] for c in ranked]
+        rel = q["relevant"]
+        r10 += len(rel & set(files[:10])) / len(rel)
+        first = next((i for i, f in enumerate(files) if f in rel), None)
+        mrr += 0.0 if first is None else 1.0 / (first + 1)
+    n = max(1, len(data))
+    return (r10 + mrr) / n, r10 / n, mrr / n
+
+
+def rrf(data, k=60):
+    r10 = mrr = 0.0
+    for q in data:
+        total = {c[0]: 0.0 for c in q["cands"]}
+        for f in ("keyword", "chunk_keyword", "vector"):
+            order = sorted((c for c in q["cands"] if c[2].get(f, 0) > 0), key=lambda c: -c[2][f])
+            for i, c in enumerate(order):
+                total[c[0]] += 1 / (k + i + 1)
+        files = sorted(total, key=lambda f: -total[f])
+        rel = q["relevant"]
+        r10 += len(rel & set(files[:10])) / len(rel)
+        first = next((i for i, f in enumerate(files) if f in rel), None)
+        mrr += 0.0 if first is None else 1.0 / (first + 1)
+    n = max(1, len(data))
+    return (r10 + mrr) / n, r10 / n, mrr / n
+
+
+def fit(data, start, rounds=6):
+    w = dict(start)
+    best = evaluate(w, data)[0]
+    keys = [f for f in FEATURES if f != "keyword"] + ["prior_" + c for c in CLASSES]
+    for _ in range(rounds):
+        improved = False
+        for k in keys:
+            base = w[k]
+            for cand in sorted({base * m for m in (0, 0.5, 0.75, 1.25, 1.5, 2)} | {base + d for d in (-0.4, -0.2, -0.1, 0.1, 0.2, 0.4)}):
+                if not k.startswith("prior_") and cand < 0:
+                    continue
+                w[k] = round(cand, 3)
+                s = evaluate(w, data)[0]
+                if s > best + 1e-9:
+                    best, base, improved = s, w[k], True
+                w[k] = base
+        if not improved:
+            break
+    return w, best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("repos", nargs="+", help="REPO[:BEFORE[:JA.tsv]]")
+    ap.add_argument("--total", type=int, default=200)
+    ap.add_argument("--plain", type=int, default=100)
+    ap.add_argument("--out", type=Path)
+    a = ap.parse_args()
+    data = []
+    for spec in a.repos:
+        parts = spec.split(":")
+        repo = Path(parts[0]).resolve()
+        before = parts[1] if len(parts) > 1 and parts[1] else None
+        snap = sets.snapshot(repo, before)
+        english = sets.balanced(sets.commit_queries(repo, snap, a.total * 4), a.total, a.plain)
+        queries = list(english)
+        if len(parts) > 2:
+            queries += sets.japanese(repo, Path(parts[2]), english)
+        rows = dump(repo, queries, repo / ".code-intel" / f"fit-{snap[:10]}.jsonl")
+        for q, r in zip(queries, rows):
+            data.append({
+                "set": f"{repo.name}-{q.lang}",
+                "relevant": set(q.relevant),
+                "requested": set(r["requested"]),
+                "cands": [(c[0], c[1], c[2]) for c in r["candidates"]],
+            })
+        print(f"{repo.name}: {len(queries)} queries", file=sys.stderr)
+    start = {f: 1.0 for f in FEATURES}
+    start.update({"chunk_keyword": 0.5, "vector": 0.6, "path": 0.4, "definition": 0.3,
+                  "identifier": 0.5, "kind": 0.2, "support": 0.1})
+    start.update({"prior_" + c: -0.5 for c in CLASSES})
+    w, best = fit(data, start)
+    print("fitted:", json.dumps(w))
+    for name, subset in [("all", data)] + sorted(
+        {d["set"]: [x for x in data if x["set"] == d["set"]] for d in data}.items()
+    ):
+        s, r10, mrr = evaluate(w, subset)
+        _, rr10, rmrr = rrf(subset)
+        _, sr10, smrr = evaluate(start, subset)
+        print(f"  {name:<22} fitted R@10 {r10:.3f} MRR {mrr:.3f} | start R@10 {sr10:.3f} MRR {smrr:.3f} | RRF R@10 {rr10:.3f} MRR {rmrr:.3f}")
+    random.seed(7)
+    idx = list(range(len(data)))
+    random.shuffle(idx)
+    folds = [idx[i::5] for i in range(5)]
+    cv_r10 = cv_mrr = 0.0
+    for f in folds:
+        held = set(f)
+        train = [d for i, d in enumerate(data) if i not in held]
+        test = [data[i] for i in f]
+        wf, _ = fit(train, start)
+        _, r10, mrr = evaluate(wf, test)
+        cv_r10 += r10 * len(test)
+        cv_mrr += mrr * len(test)
+    print(f"5-fold CV: R@10 {cv_r10 / len(data):.3f} MRR {cv_mrr / len(data):.3f}")
+    if a.out:
+        a.out.write_text(json.dumps(w, indent=1))
+
+
+if __name__ == "__main__":
+    main()

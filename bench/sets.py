@@ -1,0 +1,147 @@
+"""Query sets for the retrieval benchmark, built from a repository's git history.
+
+A query is a commit subject (cleaned of `[13.x]` prefixes, `(#123)` PR
+numbers and conventional-commit tags); its relevant files are the non-test
+source files the commit changed that still exist at the snapshot the index is
+built from (file-level localisation as in SWE-bench localisation studies).
+Commits that are maintenance (StyleCI, changelog, version bumps, facade
+docblocks, "Update X.php"), that touch more than `MAX_RELEVANT` source files
+or whose subject has fewer than three words are left out.
+
+Japanese queries are ours: `bench/sets/<name>-ja.tsv` holds `commit<TAB>query`
+lines written by hand for commits of the English set; the English side of the
+comparison is the same commit's subject. Nothing from the benchmarked
+repositories is stored here: subjects and files are read from their history at
+run time.
+"""
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SOURCE_EXT = {
+    "py", "pyi", "php", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "css", "scss",
+    "html", "htm", "vue", "go", "java", "rs", "rb", "kt", "swift", "c", "h", "cc", "cpp",
+}
+# Tests, type tests (laravel's types/), fixtures and benchmarks are not where a
+# change to behaviour is made; docs and examples have their own extensions or
+# directories.
+NOT_SOURCE = re.compile(
+    r"(^|/)(tests?|testing|spec|specs|__tests__|fixtures?|types|benchmarks?|docs?|examples?|stubs?/tests?)(/|$)"
+    r"|(_test|Test|\.test|\.spec|_spec)\.[a-z]+$|(^|/)test_[^/]+\.py$|(^|/)conftest\.py$"
+)
+MAINTENANCE = re.compile(
+    r"^(update (the )?(changelog|facade docblocks|version|dependencies|readme)|apply fixes from styleci"
+    r"|wip|formatting|format|cs|typo|revert\b|merge\b|port feature|update comment|bump\b|release\b"
+    r"|update [\w./-]+\.\w+$|changes?$|fix tests?$|tests?$|cleanup$|clean up$"
+    r"|v?\d+\.\d+(\.\d+)?\b|version \d|ran composer|composer cs|lint\b|upgrade .*formatter)",
+    re.I,
+)
+MAX_RELEVANT = 10
+
+IDENTIFIER = re.compile(
+    r"`[^`]+`"  # backticks
+    r"|\w+(::|->)\w*"  # Class::method, $a->b
+    r"|\b\w+\(\)"  # call()
+    r"|\$\w+"  # $variable
+    r"|\b\w+\\\w+"  # Ns\Class
+    r"|\b[A-Za-z]+_[A-Za-z0-9_]+\b"  # snake_case
+    r"|\b[a-z]+[A-Z]\w*"  # camelCase
+    r"|\b[A-Z][a-z0-9]+[A-Z]\w*"  # PascalCase with two words
+    r"|\b\w+\.\w+\(?"  # dotted.name
+)
+
+
+def git(repo, *args):
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def clean_subject(subject: str) -> str:
+    s = re.sub(r"^\s*(\[[^\]]*\]\s*)+", "", subject)  # [13.x] [Feature]
+    s = re.sub(r"\s*\((#\d+(, ?)?)+\)\s*$", "", s)  # (#60326)
+    s = re.sub(r"\s*\(#\d+\)", "", s)
+    s = re.sub(r"^(feat|fix|chore|refactor|perf|docs|test|tests)(\([^)]*\))?!?:\s*", "", s, flags=re.I)
+    s = re.sub(r"^\d+\.x\s+", "", s)  # "13.x ensure …"
+    return s.strip()
+
+
+def has_identifier(query: str) -> bool:
+    return bool(IDENTIFIER.search(query))
+
+
+def is_source(path: str) -> bool:
+    return path.rsplit(".", 1)[-1] in SOURCE_EXT and not NOT_SOURCE.search(path)
+
+
+@dataclass
+class Query:
+    commit: str
+    query: str
+    relevant: list
+    date: str
+    lang: str = "en"
+    identifiers: bool = False
+    english: str = ""  # for Japanese queries: the commit's English subject
+    tags: list = field(default_factory=list)
+
+
+def snapshot(repo, before=None):
+    """The commit the index is built from: HEAD, or the last commit before
+    `before` (an ISO date; history after it is kept aside)."""
+    if before:
+        return git(repo, "rev-list", "-1", f"--before={before}T00:00:00Z", "HEAD").strip()
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def commit_queries(repo, snap, max_commits):
+    """English queries from the newest commits reachable from `snap`."""
+    present = set(git(repo, "ls-tree", "-r", "--name-only", snap).splitlines())
+    log = git(repo, "log", "--no-merges", "--format=%x00%H%x01%cI%x01%s", "--name-only", snap)
+    out, seen = [], set()
+    for block in log.split("\x00")[1:]:
+        lines = [l for l in block.splitlines() if l.strip()]
+        if not lines:
+            continue
+        sha, date, subject = lines[0].split("\x01", 2)
+        q = clean_subject(subject)
+        if MAINTENANCE.search(q) or len(re.findall(r"\w+", q)) < 3 or q.lower() in seen:
+            continue
+        rel = sorted(f for f in lines[1:] if f in present and is_source(f))
+        if not rel or len(rel) > MAX_RELEVANT:
+            continue
+        seen.add(q.lower())
+        out.append(Query(sha, q, rel, date, identifiers=has_identifier(q)))
+        if len(out) >= max_commits:
+            break
+    return out
+
+
+def balanced(queries, total, min_plain):
+    """Newest first, at least `min_plain` queries without identifiers (when the
+    history has them) within `total`."""
+    plain = [q for q in queries if not q.identifiers]
+    ident = [q for q in queries if q.identifiers]
+    take_plain = plain[: max(min_plain, total - len(ident))]
+    take_ident = ident[: total - len(take_plain)]
+    chosen = set(id(q) for q in take_plain + take_ident)
+    return [q for q in queries if id(q) in chosen]
+
+
+def japanese(repo, path: Path, english):
+    """Japanese queries of `path` (commit<TAB>query), matched to the English set
+    (or, for commits outside it, to the commit read from history)."""
+    by_commit = {q.commit: q for q in english}
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        sha, text = line.split("\t", 1)
+        full = next((c for c in by_commit if c.startswith(sha)), None)
+        if full is None:
+            continue
+        en = by_commit[full]
+        out.append(Query(full, text.strip(), en.relevant, en.date, lang="ja", english=en.query))
+    return out

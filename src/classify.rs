@@ -1,0 +1,558 @@
+//! What a file is for: source, test, docs, example, config, generated,
+//! vendored or lock. One classifier serves two decisions: which files the
+//! semantic index leaves out by default (lock files, generated and vendored
+//! files stay text-searchable but are not embedded), and how `query` ranks
+//! files (source first unless the request asks for tests, docs or config).
+//!
+//! The rules follow GitHub Linguist's `vendor.yml` / `generated.rb` and
+//! `documentation.yml` conventions, narrowed to the ecosystems we chunk
+//! (PHP/Laravel, JS/TS, Python, Go, Java, Rust, Ruby): path segments and file
+//! names first, then content markers (a "generated" header comment, minified
+//! lines) for what names cannot tell. Every result carries the rule that
+//! decided it, so `status` and `query` can say why.
+
+use serde::{Deserialize, Serialize};
+
+/// The class of a file.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum FileClass {
+    /// Code the project is made of.
+    Source,
+    /// Tests, fixtures, test data.
+    Test,
+    /// Documentation: Markdown, reStructuredText, `docs/`, README, CHANGELOG.
+    Docs,
+    /// Examples and samples.
+    Example,
+    /// Build, CI, tool and application configuration.
+    Config,
+    /// Produced by a tool: minified bundles, source maps, build output,
+    /// files with a "generated" header, framework caches.
+    Generated,
+    /// Third-party code copied into the repository (`vendor/`,
+    /// `node_modules/`, published vendor assets).
+    Vendored,
+    /// Dependency lock files.
+    Lock,
+}
+
+impl FileClass {
+    /// Every class, in ranking-preference order.
+    pub const ALL: [FileClass; 8] = [
+        FileClass::Source,
+        FileClass::Config,
+        FileClass::Test,
+        FileClass::Docs,
+        FileClass::Example,
+        FileClass::Generated,
+        FileClass::Vendored,
+        FileClass::Lock,
+    ];
+
+    /// The lowercase name used in configs, filters and replies.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileClass::Source => "source",
+            FileClass::Test => "test",
+            FileClass::Docs => "docs",
+            FileClass::Example => "example",
+            FileClass::Config => "config",
+            FileClass::Generated => "generated",
+            FileClass::Vendored => "vendored",
+            FileClass::Lock => "lock",
+        }
+    }
+
+    /// Parses a class name (as [`FileClass::name`] prints it).
+    pub fn parse(name: &str) -> Option<FileClass> {
+        FileClass::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// A class with the rule that decided it (`"path segment tests/"`,
+/// `"minified: average line 412 chars"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Classification {
+    pub class: FileClass,
+    pub reason: String,
+}
+
+fn is(class: FileClass, reason: impl Into<String>) -> Classification {
+    Classification {
+        class,
+        reason: reason.into(),
+    }
+}
+
+/// Lock files of every ecosystem we know, by exact file name.
+const LOCK_FILES: &[&str] = &[
+    "composer.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lock",
+    "bun.lockb",
+    "deno.lock",
+    "Cargo.lock",
+    "poetry.lock",
+    "uv.lock",
+    "pdm.lock",
+    "Pipfile.lock",
+    "conda-lock.yml",
+    "Gemfile.lock",
+    "go.sum",
+    "go.work.sum",
+    "mix.lock",
+    "pubspec.lock",
+    "Podfile.lock",
+    "Package.resolved",
+    "packages.lock.json",
+    "gradle.lockfile",
+    "flake.lock",
+];
+
+/// Directory names whose contents are third-party code.
+const VENDOR_DIRS: &[&str] = &[
+    "vendor",
+    "node_modules",
+    "bower_components",
+    "jspm_packages",
+    "third_party",
+    "third-party",
+    "thirdparty",
+    "3rdparty",
+    "site-packages",
+    "Pods",
+    "Carthage",
+];
+
+/// Path prefixes (repo-relative) where frameworks publish built or vendored
+/// assets: Laravel's `vendor:publish` targets and Vite/Mix output, Filament's
+/// published assets, Symfony's bundles.
+const VENDOR_PREFIXES: &[&str] = &[
+    "public/vendor/",
+    "public/build/",
+    "public/hot",
+    "public/js/filament/",
+    "public/css/filament/",
+    "public/fonts/filament/",
+    "public/bundles/",
+    "web/bundles/",
+];
+
+/// Directory names whose contents are produced by tools.
+const GENERATED_DIRS: &[&str] = &["dist", "__snapshots__", "__generated__", "generated"];
+
+/// Path prefixes of framework runtime caches (Laravel).
+const GENERATED_PREFIXES: &[&str] = &["bootstrap/cache/", "storage/framework/", "storage/logs/"];
+
+const TEST_DIRS: &[&str] = &[
+    "tests",
+    "test",
+    "__tests__",
+    "__mocks__",
+    "spec",
+    "specs",
+    "fixtures",
+    "__fixtures__",
+    "testdata",
+    "test-data",
+    "e2e",
+    "cypress",
+];
+
+const DOC_DIRS: &[&str] = &["docs", "doc", "documentation", "man"];
+
+const EXAMPLE_DIRS: &[&str] = &["examples", "example", "samples", "sample", "demos"];
+
+/// Documentation files by name without extension (README.md, LICENSE, …).
+const DOC_STEMS: &[&str] = &[
+    "readme",
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "license",
+    "licence",
+    "copying",
+    "authors",
+    "contributors",
+    "contributing",
+    "upgrade",
+    "upgrading",
+    "security",
+    "code_of_conduct",
+    "release",
+    "releasing",
+];
+
+const DOC_EXTENSIONS: &[&str] = &[
+    "md", "mdx", "markdown", "rst", "adoc", "asciidoc", "txt", "rdoc",
+];
+
+const CONFIG_EXTENSIONS: &[&str] = &[
+    "yml",
+    "yaml",
+    "toml",
+    "ini",
+    "cfg",
+    "conf",
+    "neon",
+    "properties",
+    "xml",
+    "dist",
+    "env",
+    "json",
+    "jsonc",
+    "json5",
+    "editorconfig",
+];
+
+const CONFIG_FILES: &[&str] = &[
+    "Makefile",
+    "Dockerfile",
+    "Procfile",
+    "Justfile",
+    "justfile",
+    "Vagrantfile",
+    "Gemfile",
+    "Rakefile",
+    "artisan",
+    "setup.py",
+    "setup.cfg",
+    "manage.py",
+    "vite.config.js",
+    "vite.config.ts",
+    "webpack.mix.js",
+    "webpack.config.js",
+    "rollup.config.js",
+    "postcss.config.js",
+    "postcss.config.cjs",
+    "eslint.config.js",
+    "babel.config.js",
+    "jest.config.js",
+    "vitest.config.ts",
+    "tailwind.config.js",
+    "tailwind.config.ts",
+    "tailwind.config.cjs",
+    "tailwind.config.mjs",
+    "rector.php",
+    "pint.json",
+    "phpunit.xml",
+    ".php-cs-fixer.php",
+    "noxfile.py",
+    "tox.ini",
+];
+
+/// Directory names of application configuration (Laravel's `config/`).
+const CONFIG_DIRS: &[&str] = &["config", "configs", ".github", ".circleci"];
+
+/// File-name suffixes of generated code and minified or mapped bundles.
+const GENERATED_SUFFIXES: &[&str] = &[
+    ".min.js",
+    ".min.mjs",
+    ".min.css",
+    "-min.js",
+    ".bundle.js",
+    ".map",
+    ".pb.go",
+    "_pb2.py",
+    "_pb2_grpc.py",
+    ".pb.cc",
+    ".pb.h",
+    ".g.dart",
+    ".freezed.dart",
+    ".designer.cs",
+    ".snap",
+];
+
+/// Names of tool-written helper files.
+const GENERATED_FILES: &[&str] = &[
+    "_ide_helper.php",
+    "_ide_helper_models.php",
+    ".phpstorm.meta.php",
+];
+
+/// Bytes of the head scanned for a "generated" marker.
+const MARKER_HEAD_BYTES: usize = 1024;
+/// A line longer than this many bytes in a JS/CSS/JSON/SVG file marks it
+/// minified (Linguist's `minified_files?` uses an average over 110; whole
+/// bundles on one line are the case that fills an index: filamentphp/demo's
+/// `public/vendor/horizon/app.css` gave 2,277 chunks).
+const MINIFIED_LINE_BYTES: usize = 2000;
+/// Average line length (bytes) above which a JS/CSS file is minified
+/// (Linguist: 110).
+const MINIFIED_AVERAGE_BYTES: usize = 110;
+
+/// Classifies a file by its repo-relative path (`/`-separated) alone.
+pub fn classify_path(rel: &str) -> Classification {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let dirs: Vec<&str> = rel.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    let lower = name.to_ascii_lowercase();
+    let ext = lower.rsplit_once('.').map_or("", |(_, e)| e);
+    let stem = lower.split('.').next().unwrap_or("");
+
+    if LOCK_FILES.contains(&name) || (ext == "lock" && !lower.starts_with('.')) {
+        return is(FileClass::Lock, format!("lock file {name}"));
+    }
+    if let Some(d) = dirs.iter().find(|d| VENDOR_DIRS.contains(d)) {
+        return is(FileClass::Vendored, format!("path segment {d}/"));
+    }
+    if let Some(p) = VENDOR_PREFIXES.iter().find(|p| rel.starts_with(*p)) {
+        return is(FileClass::Vendored, format!("published assets under {p}"));
+    }
+    if let Some(s) = GENERATED_SUFFIXES.iter().find(|s| lower.ends_with(*s)) {
+        return is(FileClass::Generated, format!("file name ends with {s}"));
+    }
+    if GENERATED_FILES.contains(&name) {
+        return is(FileClass::Generated, format!("tool-written file {name}"));
+    }
+    if let Some(d) = dirs.iter().find(|d| GENERATED_DIRS.contains(d)) {
+        return is(FileClass::Generated, format!("path segment {d}/"));
+    }
+    if let Some(p) = GENERATED_PREFIXES.iter().find(|p| rel.starts_with(*p)) {
+        return is(FileClass::Generated, format!("framework cache under {p}"));
+    }
+    if ext == "svg" {
+        return is(FileClass::Generated, "SVG image markup");
+    }
+    if let Some(d) = dirs.iter().find(|d| TEST_DIRS.contains(d)) {
+        return is(FileClass::Test, format!("path segment {d}/"));
+    }
+    if is_test_file(name, &lower) {
+        return is(FileClass::Test, format!("test file name {name}"));
+    }
+    if let Some(d) = dirs.iter().find(|d| EXAMPLE_DIRS.contains(d)) {
+        return is(FileClass::Example, format!("path segment {d}/"));
+    }
+    if lower.ends_with(".example") || lower.contains(".example.") {
+        return is(FileClass::Example, format!("example file {name}"));
+    }
+    if let Some(d) = dirs.iter().find(|d| DOC_DIRS.contains(d)) {
+        return is(FileClass::Docs, format!("path segment {d}/"));
+    }
+    if ext == "txt" && (stem.starts_with("requirements") || stem == "constraints") {
+        return is(FileClass::Config, format!("dependency list {name}"));
+    }
+    if DOC_EXTENSIONS.contains(&ext) || DOC_STEMS.contains(&stem) {
+        return is(FileClass::Docs, format!("documentation file {name}"));
+    }
+    if CONFIG_FILES.contains(&name) || name.starts_with("docker-compose") {
+        return is(FileClass::Config, format!("tool configuration {name}"));
+    }
+    if let Some(d) = dirs.iter().find(|d| CONFIG_DIRS.contains(d)) {
+        return is(FileClass::Config, format!("path segment {d}/"));
+    }
+    if CONFIG_EXTENSIONS.contains(&ext) || (name.starts_with('.') && !name.contains('/')) {
+        return is(FileClass::Config, format!("configuration format .{ext}"));
+    }
+    is(FileClass::Source, "code")
+}
+
+/// Test files by name in each ecosystem: `*_test.go`, `test_*.py`,
+/// `*_test.py`, `conftest.py`, `*Test.php`, `*Test.java`, `*Tests.*`,
+/// `*.test.ts`, `*.spec.js`, `*_spec.rb`, `*_test.rb`.
+fn is_test_file(name: &str, lower: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name);
+    lower.starts_with("test_") && lower.ends_with(".py")
+        || lower == "conftest.py"
+        || stem.ends_with("_test")
+        || stem.ends_with("_spec")
+        || (stem.ends_with("Test") || stem.ends_with("Tests")) && stem.len() > 5
+        || lower.contains(".test.")
+        || lower.contains(".spec.")
+}
+
+/// Classifies a file by path and, where the path says source or config, by
+/// content: a "generated" marker in the first 1 KiB, or minified lines in
+/// JS/CSS/JSON/SVG. `content` may be the whole file or its head.
+pub fn classify(rel: &str, content: &[u8]) -> Classification {
+    let by_path = classify_path(rel);
+    if !matches!(by_path.class, FileClass::Source | FileClass::Config) {
+        return by_path;
+    }
+    let head = String::from_utf8_lossy(&content[..content.len().min(MARKER_HEAD_BYTES)]);
+    let head_lower = head.to_ascii_lowercase();
+    for marker in [
+        "@generated",
+        "do not edit",
+        "code generated by",
+        "auto-generated",
+        "autogenerated",
+        "automatically generated",
+        "this file is generated",
+        "generated by the protocol buffer compiler",
+    ] {
+        if head_lower.contains(marker) {
+            return is(FileClass::Generated, format!("header says \"{marker}\""));
+        }
+    }
+    let lower = rel.to_ascii_lowercase();
+    let minifiable = [".js", ".mjs", ".cjs", ".css", ".json", ".svg"]
+        .iter()
+        .any(|e| lower.ends_with(e));
+    if minifiable && content.len() > MINIFIED_LINE_BYTES {
+        let lines = content.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+        let (mut n, mut longest) = (0usize, 0usize);
+        for l in lines {
+            n += 1;
+            longest = longest.max(l.len());
+        }
+        let average = content.len() / n.max(1);
+        if longest > MINIFIED_LINE_BYTES || average > MINIFIED_AVERAGE_BYTES {
+            return is(
+                FileClass::Generated,
+                format!("minified: longest line {longest} bytes, average {average}"),
+            );
+        }
+    }
+    by_path
+}
+
+/// Classes a request asks for by its words ("the test for…", 「テスト」,
+/// "docs", "config"): those are not ranked below source for it.
+pub fn requested_classes(query: &str) -> Vec<FileClass> {
+    let lower = query.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |ws: &[&str]| ws.iter().any(|w| words.contains(w));
+    let mut out = Vec::new();
+    if has(&[
+        "test", "tests", "testing", "spec", "specs", "fixture", "fixtures", "phpunit", "pest",
+        "pytest",
+    ]) || lower.contains("テスト")
+    {
+        out.push(FileClass::Test);
+    }
+    if has(&[
+        "docs",
+        "doc",
+        "documentation",
+        "readme",
+        "changelog",
+        "guide",
+    ]) || lower.contains("ドキュメント")
+        || lower.contains("説明書")
+    {
+        out.push(FileClass::Docs);
+    }
+    if has(&[
+        "config",
+        "configuration",
+        "settings",
+        "env",
+        "yaml",
+        "yml",
+        "toml",
+        "ci",
+        "workflow",
+    ]) || lower.contains("設定")
+    {
+        out.push(FileClass::Config);
+    }
+    if has(&["example", "examples", "sample", "samples"]) || lower.contains("サンプル") {
+        out.push(FileClass::Example);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(path: &str, content: &str, expected: FileClass) {
+        let c = classify(path, content.as_bytes());
+        assert_eq!(c.class, expected, "{path}: {}", c.reason);
+    }
+
+    #[test]
+    fn classes_by_path_and_content() {
+        use FileClass::*;
+        for (path, class) in [
+            ("src/Illuminate/Queue/Worker.php", Source),
+            ("app/Models/Order.php", Source),
+            ("resources/views/orders/show.blade.php", Source),
+            ("src/Illuminate/Testing/TestResponse.php", Source),
+            ("tests/Queue/QueueWorkerTest.php", Test),
+            ("httpx/_client.py", Source),
+            ("tests/test_client.py", Test),
+            ("pkg/server/handler_test.go", Test),
+            ("web/src/cart.spec.ts", Test),
+            ("src/Foo/BarTest.php", Test),
+            ("composer.lock", Lock),
+            ("uv.lock", Lock),
+            ("frontend/package-lock.json", Lock),
+            ("go.sum", Lock),
+            ("public/vendor/horizon/app.css", Vendored),
+            ("public/build/assets/app-4ed993c7.js", Vendored),
+            ("public/js/filament/forms/components/select.js", Vendored),
+            ("vendor/laravel/framework/src/x.php", Vendored),
+            ("packages/forms/dist/components/select.js", Generated),
+            ("resources/js/app.min.js", Generated),
+            ("resources/svg/sprite.svg", Generated),
+            ("bootstrap/cache/packages.php", Generated),
+            ("docs/04-queues.md", Docs),
+            ("README.md", Docs),
+            ("CHANGELOG.md", Docs),
+            ("LICENSE", Docs),
+            ("examples/basic/app.py", Example),
+            (".env.example", Example),
+            ("config/queue.php", Config),
+            ("phpunit.xml.dist", Config),
+            ("composer.json", Config),
+            ("vite.config.js", Config),
+            ("docker-compose.yml", Config),
+        ] {
+            check(path, "x", class);
+        }
+        check(
+            "src/api/client.ts",
+            "// Code generated by openapi-generator. DO NOT EDIT.\nexport const a = 1;\n",
+            Generated,
+        );
+        let minified = format!("{}\n", "a{color:red}".repeat(400));
+        check("resources/css/theme.css", &minified, Generated);
+        check(
+            "resources/css/theme.css",
+            ".a {\n  color: red;\n}\n",
+            Source,
+        );
+    }
+
+    #[test]
+    fn requests_name_the_classes_they_want() {
+        assert_eq!(
+            requested_classes("add a test for the queue worker"),
+            vec![FileClass::Test]
+        );
+        assert_eq!(
+            requested_classes("キューのテストを追加"),
+            vec![FileClass::Test]
+        );
+        assert_eq!(
+            requested_classes("change the queue configuration"),
+            vec![FileClass::Config]
+        );
+        assert!(requested_classes("latest version of the contest").is_empty());
+        assert_eq!(FileClass::parse("Vendored"), Some(FileClass::Vendored));
+    }
+}

@@ -1,0 +1,479 @@
+//! The `query` pipeline: plan → bridge → full-text and vector searches →
+//! file-level fusion → files with their best chunks.
+//!
+//! 1. [`plan::plan`] reads the request (identifiers, English keywords,
+//!    Japanese terms through the seed glossary, framework kind hints).
+//! 2. [`bridge`] maps the Japanese terms the glossary lacks to the
+//!    repository's own words (reading and e5 cosine).
+//! 3. Three searches run together: BM25 over `files` (path, definition
+//!    names, content), BM25 over `forest` chunks, and the e5 vector search
+//!    over `forest`.
+//! 4. Every file any of them found gets [`fusion::Features`]; the fused
+//!    score (fitted weights, class prior) orders them.
+//! 5. Each returned file carries its best chunks.
+//!
+//! Nothing here knows MCP; `server` and the CLI call [`Ranker::run`].
+
+pub mod bridge;
+pub mod fusion;
+pub mod plan;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::chunk::split_identifier;
+use crate::classify::{self, FileClass};
+use crate::embed::{EmbedError, Embedder};
+use crate::lexical;
+use crate::store::{ForestHit, Scope, Store, StoreError, TextQuery};
+
+pub use fusion::{Features, HybridWeights};
+pub use plan::{QueryPlan, stem};
+
+/// Files the file-level BM25 search returns as candidates.
+const FILE_CANDIDATES: usize = 100;
+/// Chunks the chunk-level BM25 search returns.
+const CHUNK_CANDIDATES: usize = 200;
+/// Chunks the vector search returns.
+const VECTOR_CANDIDATES: usize = 100;
+/// Top lexical files whose chunks get a cosine even when the vector search
+/// did not reach them (their vectors are read and compared).
+const COSINE_BACKFILL_FILES: usize = 30;
+
+/// Errors of the pipeline.
+#[derive(Debug, thiserror::Error)]
+pub enum RankError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error("ranking worker failed: {0}")]
+    Worker(String),
+}
+
+/// One `query` call.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub query: String,
+    /// Files returned at most.
+    pub limit: usize,
+    /// Best chunks returned per file.
+    pub chunks_per_file: usize,
+    pub scope: Scope,
+}
+
+/// A chunk of a returned file.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FileChunk {
+    /// 1-based, inclusive.
+    pub start_line: u32,
+    pub end_line: u32,
+    pub kind: String,
+    pub name: String,
+    pub fqcn: Option<String>,
+    pub signature: String,
+    pub content: String,
+    /// Framework facts (JSON object; `{}` when none).
+    pub meta: serde_json::Map<String, serde_json::Value>,
+    /// Symbols the chunk points at (FQCNs, `table:…`, `route:…`).
+    pub related: Vec<String>,
+    /// Cosine similarity to the request (0 when not compared).
+    pub cosine: f32,
+    /// BM25 score of the chunk (0 when it matched no term).
+    pub bm25: f32,
+}
+
+/// Why a file ranked where it did.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Why {
+    #[serde(flatten)]
+    pub features: Features,
+    /// Raw best cosine of the file's chunks.
+    pub cosine: f32,
+    /// The class prior applied (0 for source, or when the query asks for
+    /// the class).
+    pub class_prior: f32,
+    /// Why the file has its class.
+    pub class_reason: String,
+}
+
+/// A ranked file.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct RankedFile {
+    /// Repo-relative path.
+    pub file: String,
+    pub class: FileClass,
+    /// The fused score the list is sorted by.
+    pub score: f32,
+    pub why: Why,
+    /// Its best chunks, best first.
+    pub chunks: Vec<FileChunk>,
+}
+
+/// Milliseconds per stage, for the benchmark.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+pub struct Timings {
+    pub embed_ms: f64,
+    pub search_ms: f64,
+    pub fuse_ms: f64,
+    pub total_ms: f64,
+}
+
+/// The result of one `query` call.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Outcome {
+    pub plan: QueryPlan,
+    pub files: Vec<RankedFile>,
+    /// Classes the request asks for (not ranked below source).
+    pub requested_classes: Vec<FileClass>,
+    pub timings: Timings,
+    /// Every candidate with its features (for `bench/fit.py`; empty unless
+    /// asked for).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<(String, FileClass, Features)>,
+}
+
+/// The pipeline with what it caches between calls (the vocabulary).
+#[derive(Default)]
+pub struct Ranker {
+    /// (rows of `vocab` when loaded, the vocabulary).
+    vocabulary: Mutex<Option<(usize, Arc<bridge::Vocabulary>)>>,
+}
+
+/// What a search found for one file.
+#[derive(Default)]
+struct Candidate {
+    class: Option<FileClass>,
+    class_reason: String,
+    file_bm25: f32,
+    chunks: Vec<ForestHit>,
+    /// Chunk index → (BM25, cosine) by chunk identity.
+    scores: HashMap<ChunkKey, (f32, f32)>,
+}
+
+type ChunkKey = (u32, u32, String);
+
+fn key(h: &ForestHit) -> ChunkKey {
+    (h.start_line, h.end_line, h.name.clone())
+}
+
+impl Ranker {
+    /// The vocabulary of the current index, reloaded when `vocab` changed.
+    async fn vocabulary(&self, store: &Store) -> Result<Arc<bridge::Vocabulary>, RankError> {
+        let rows = store.vocab_rows().await?;
+        if let Some((n, v)) = self
+            .vocabulary
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            && *n == rows
+        {
+            return Ok(Arc::clone(v));
+        }
+        let vocab = Arc::new(bridge::Vocabulary::new(store.vocab_vectors().await?));
+        *self.vocabulary.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((rows, Arc::clone(&vocab)));
+        Ok(vocab)
+    }
+
+    /// Runs the pipeline. With `explain`, [`Outcome::candidates`] lists every
+    /// candidate file with its features.
+    ///
+    /// # Errors
+    /// Store or embedding errors.
+    pub async fn run(
+        &self,
+        store: &Store,
+        embedder: Arc<dyn Embedder>,
+        weights: &HybridWeights,
+        req: &Request,
+        explain: bool,
+    ) -> Result<Outcome, RankError> {
+        let started = Instant::now();
+        let mut plan = plan::plan(&req.query);
+        // One model call for the request and its untranslated terms.
+        let mut texts = vec![req.query.clone()];
+        texts.extend(plan.untranslated.iter().cloned());
+        let emb = Arc::clone(&embedder);
+        // ONNX Runtime inference is CPU-bound and blocking.
+        let mut vectors = tokio::task::spawn_blocking(move || emb.embed_queries(&texts))
+            .await
+            .map_err(|e| RankError::Worker(e.to_string()))??;
+        let query_vector = vectors.remove(0);
+        if !plan.untranslated.is_empty() {
+            let vocab = self.vocabulary(store).await?;
+            let terms = plan.untranslated.clone();
+            let found = vocab.translate(&terms, &vectors);
+            plan.add_translations(&req.query, found);
+        }
+        let embed_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+        let text = text_query(&plan);
+        let t = Instant::now();
+        let (files, chunks, nearest) = tokio::join!(
+            store.search_files(&text, FILE_CANDIDATES, &req.scope),
+            store.search_chunks_text(&text, CHUNK_CANDIDATES, &req.scope),
+            store.search_forest(&query_vector, VECTOR_CANDIDATES, &req.scope),
+        );
+        let (files, chunks, nearest) = (files?, chunks?, nearest?);
+
+        let mut cands: HashMap<String, Candidate> = HashMap::new();
+        for f in &files {
+            let c = cands.entry(f.file.clone()).or_default();
+            c.file_bm25 = f.score;
+            c.class = Some(f.class);
+            c.class_reason = f.reason.clone();
+        }
+        for h in chunks {
+            let c = cands.entry(h.file.clone()).or_default();
+            c.scores.entry(key(&h)).or_insert((0.0, 0.0)).0 = h.score;
+            c.class.get_or_insert(h.class);
+            c.chunks.push(h);
+        }
+        for h in nearest {
+            let c = cands.entry(h.file.clone()).or_default();
+            let k = key(&h);
+            let cos = h.score;
+            let e = c.scores.entry(k).or_insert((0.0, 0.0));
+            e.1 = cos;
+            c.class.get_or_insert(h.class);
+            if !c.chunks.iter().any(|x| key(x) == key(&h)) {
+                c.chunks.push(h);
+            }
+        }
+        // Lexically strong files the vector search did not reach: compare
+        // their chunks' stored vectors with the query too.
+        let mut by_bm25: Vec<(&String, f32)> = cands
+            .iter()
+            .filter(|(_, c)| c.scores.values().all(|s| s.1 == 0.0))
+            .map(|(f, c)| (f, c.file_bm25))
+            .collect();
+        by_bm25.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let backfill: Vec<String> = by_bm25
+            .into_iter()
+            .take(COSINE_BACKFILL_FILES)
+            .map(|(f, _)| f.clone())
+            .collect();
+        for h in store.chunks_of_files(&backfill, 5_000).await? {
+            let cos = crate::relevance::cosine(&query_vector, &h.vector);
+            let c = cands.entry(h.file.clone()).or_default();
+            let e = c.scores.entry(key(&h)).or_insert((0.0, 0.0));
+            e.1 = cos;
+            if !c.chunks.iter().any(|x| key(x) == key(&h)) {
+                c.chunks.push(h);
+            }
+        }
+        let search_ms = t.elapsed().as_secs_f64() * 1000.0;
+
+        let t = Instant::now();
+        let requested = classify::requested_classes(&req.query);
+        let mut ranked = fuse(&plan, cands, weights, &requested, req, explain);
+        let candidates = std::mem::take(&mut ranked.1);
+        let fuse_ms = t.elapsed().as_secs_f64() * 1000.0;
+        Ok(Outcome {
+            plan,
+            files: ranked.0,
+            requested_classes: requested,
+            timings: Timings {
+                embed_ms,
+                search_ms,
+                fuse_ms,
+                total_ms: started.elapsed().as_secs_f64() * 1000.0,
+            },
+            candidates,
+        })
+    }
+}
+
+/// The full-text query of a plan: the request's own words and identifiers
+/// (weight 1), then each translated word with its weight.
+pub fn text_query(plan: &QueryPlan) -> TextQuery {
+    let mut own = String::new();
+    for w in plan.english.iter().chain(&plan.identifiers) {
+        lexical::terms_into(w, &mut own);
+    }
+    let mut groups = vec![(own, 1.0)];
+    let mut seen: HashSet<&str> = HashSet::new();
+    for t in &plan.translated {
+        for (w, weight) in &t.words {
+            if seen.insert(w.as_str()) {
+                groups.push((lexical::terms(w), *weight));
+            }
+        }
+    }
+    TextQuery { groups }
+}
+
+/// Stemmed words of an identifier or path.
+fn stems_of(text: &str) -> HashSet<String> {
+    split_identifier(text)
+        .split_whitespace()
+        .map(stem)
+        .collect()
+}
+
+/// Scores every candidate, returns the best `req.limit` files with their
+/// best chunks, and (with `explain`) every candidate's features.
+fn fuse(
+    plan: &QueryPlan,
+    cands: HashMap<String, Candidate>,
+    weights: &HybridWeights,
+    requested: &[FileClass],
+    req: &Request,
+    explain: bool,
+) -> (Vec<RankedFile>, Vec<(String, FileClass, Features)>) {
+    let keywords: HashSet<String> = plan.keywords.iter().map(|k| stem(k)).collect();
+    let identifiers: HashSet<String> = plan
+        .identifiers
+        .iter()
+        .map(|i| crate::search::symbols::split_qualified(i).1)
+        .collect();
+    let max_file = cands.values().map(|c| c.file_bm25).fold(0.0f32, f32::max);
+    let max_chunk = cands
+        .values()
+        .flat_map(|c| c.scores.values().map(|s| s.0))
+        .fold(0.0f32, f32::max);
+    let (lo, hi) = cands
+        .values()
+        .flat_map(|c| c.scores.values().map(|s| s.1).filter(|c| *c > 0.0))
+        .fold((f32::MAX, f32::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let spread = (hi - lo).max(1e-6);
+    let share = |words: &HashSet<String>| -> f32 {
+        if keywords.is_empty() {
+            return 0.0;
+        }
+        keywords.iter().filter(|k| words.contains(*k)).count() as f32 / keywords.len() as f32
+    };
+
+    let mut scored: Vec<(f32, RankedFile, Features)> = Vec::new();
+    for (file, c) in cands {
+        let class = c
+            .class
+            .unwrap_or_else(|| classify::classify_path(&file).class);
+        let class_reason = if c.class_reason.is_empty() {
+            classify::classify_path(&file).reason
+        } else {
+            c.class_reason.clone()
+        };
+        // Per chunk: normalised BM25 and cosine, and the definition match.
+        let mut chunk_scores: Vec<(f32, f32, f32, f32, &ForestHit)> = c
+            .chunks
+            .iter()
+            .map(|h| {
+                let (bm25, cos) = c.scores.get(&key(h)).copied().unwrap_or((0.0, 0.0));
+                let b = if max_chunk > 0.0 {
+                    bm25 / max_chunk
+                } else {
+                    0.0
+                };
+                let v = if cos > 0.0 {
+                    ((cos - lo) / spread).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                let own = match &h.scope {
+                    Some(s) if h.kind == "method" || h.kind.contains('_') => {
+                        format!("{s} {}", h.name)
+                    }
+                    _ => h.name.clone(),
+                };
+                let def = if matches!(h.kind.as_str(), "module" | "window") {
+                    0.0
+                } else {
+                    share(&stems_of(&own))
+                };
+                (b, v, def, cos, h)
+            })
+            .collect();
+        chunk_scores.sort_by(|a, b| (b.0 + b.1 + 0.5 * b.2).total_cmp(&(a.0 + a.1 + 0.5 * a.2)));
+        let best_bm25 = chunk_scores.iter().map(|s| s.0).fold(0.0f32, f32::max);
+        let best_vec = chunk_scores.iter().map(|s| s.1).fold(0.0f32, f32::max);
+        let best_cos = chunk_scores.iter().map(|s| s.3).fold(0.0f32, f32::max);
+        let best_def = chunk_scores.iter().map(|s| s.2).fold(0.0f32, f32::max);
+        let matching = chunk_scores
+            .iter()
+            .filter(|s| s.0 > 0.0 || s.1 > 0.5)
+            .count();
+        let stem_name = file.rsplit('/').next().unwrap_or(&file);
+        let stem_name = stem_name.split('.').next().unwrap_or(stem_name);
+        let identifier = !identifiers.is_empty()
+            && (identifiers.contains(stem_name)
+                || c.chunks.iter().any(|h| {
+                    !matches!(h.kind.as_str(), "module" | "window") && identifiers.contains(&h.name)
+                }));
+        let features = Features {
+            keyword: if max_file > 0.0 {
+                c.file_bm25 / max_file
+            } else {
+                0.0
+            },
+            chunk_keyword: best_bm25,
+            vector: best_vec,
+            path: share(&stems_of(&file)),
+            definition: best_def,
+            identifier: f32::from(u8::from(identifier)),
+            kind: f32::from(u8::from(
+                c.chunks.iter().any(|h| plan.kind_hints.contains(&h.kind)),
+            )),
+            support: fusion::support(matching.saturating_sub(1)),
+        };
+        let asked = requested.contains(&class);
+        let score = features.score(weights, class, asked);
+        let prior = if asked {
+            0.0
+        } else {
+            weights.class_prior.get(&class).copied().unwrap_or(0.0) as f32
+        };
+        let chunks = chunk_scores
+            .iter()
+            .take(req.chunks_per_file)
+            .map(|(_, _, _, cos, h)| FileChunk {
+                start_line: h.start_line,
+                end_line: h.end_line,
+                kind: h.kind.clone(),
+                name: h.name.clone(),
+                fqcn: h.fqcn.clone(),
+                signature: h.signature.clone(),
+                content: h.content.clone(),
+                meta: h.meta.clone(),
+                related: h.related.clone(),
+                cosine: *cos,
+                bm25: c.scores.get(&key(h)).map_or(0.0, |s| s.0),
+            })
+            .collect();
+        scored.push((
+            score,
+            RankedFile {
+                file: file.clone(),
+                class,
+                score,
+                why: Why {
+                    features: features.clone(),
+                    cosine: best_cos,
+                    class_prior: prior,
+                    class_reason,
+                },
+                chunks,
+            },
+            features,
+        ));
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.file.cmp(&b.1.file)));
+    let explained = if explain {
+        scored
+            .iter()
+            .map(|(_, f, feat)| (f.file.clone(), f.class, feat.clone()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let files = scored
+        .into_iter()
+        .take(req.limit)
+        .map(|(_, f, _)| f)
+        .collect();
+    (files, explained)
+}

@@ -1,0 +1,474 @@
+//! The router plan of a request (seed v3.6 Router: "traffic control, not
+//! judgement"): identifiers, keywords, Japanese terms found by the seed
+//! glossary, framework chunk kinds hinted, heuristic slots and the tools to
+//! call next. Words only, no model.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::chunk::split_identifier;
+
+/// The seed glossary (`assets/glossary/ja-en.tsv`): Japanese term → English
+/// words, longest terms first (a term inside a longer matched one is
+/// skipped).
+pub fn glossary() -> &'static [(String, Vec<String>)] {
+    static GLOSSARY: std::sync::OnceLock<Vec<(String, Vec<String>)>> = std::sync::OnceLock::new();
+    GLOSSARY.get_or_init(|| {
+        let mut g: Vec<(String, Vec<String>)> = include_str!("../../assets/glossary/ja-en.tsv")
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .filter_map(|l| {
+                let (ja, en) = l.split_once('\t')?;
+                let words: Vec<String> = en.split_whitespace().map(String::from).collect();
+                (!words.is_empty()).then(|| (ja.trim().to_string(), words))
+            })
+            .collect();
+        g.sort_by_key(|(ja, _)| std::cmp::Reverse(ja.chars().count()));
+        g
+    })
+}
+
+/// English stopwords left out of keywords (function words and the verbs
+/// every request has).
+const STOPWORDS: &[&str] = &[
+    "the", "and", "for", "from", "with", "that", "this", "what", "where", "when", "which", "who",
+    "how", "why", "are", "was", "were", "is", "be", "been", "does", "do", "did", "can", "could",
+    "should", "would", "will", "into", "onto", "our", "your", "my", "its", "it", "to", "of", "in",
+    "on", "at", "by", "an", "a", "or", "not", "all", "any", "some", "there", "here", "want",
+    "need", "please", "make", "let", "get", "set", "use", "using", "used", "about", "code",
+];
+
+/// Framework chunk kinds hinted by keyword stems (see [`stem`]).
+const KIND_HINTS: &[(&str, &[&str])] = &[
+    ("form", &["filament_form"]),
+    ("field", &["filament_form", "table_schema"]),
+    ("input", &["filament_form"]),
+    ("stor", &["table_schema"]),
+    ("sav", &["table_schema"]),
+    ("persist", &["table_schema"]),
+    ("databas", &["table_schema"]),
+    ("migration", &["table_schema"]),
+    ("schema", &["table_schema"]),
+    ("column", &["table_schema", "filament_table"]),
+    ("action", &["filament_action"]),
+    ("button", &["filament_action"]),
+    ("confirm", &["filament_action"]),
+    ("confirmation", &["filament_action"]),
+    ("modal", &["filament_action"]),
+    ("relation", &["eloquent_relation"]),
+    ("relationship", &["eloquent_relation"]),
+    ("color", &["tailwind_theme"]),
+    ("colour", &["tailwind_theme"]),
+    ("theme", &["tailwind_theme"]),
+    ("font", &["tailwind_theme"]),
+    ("breakpoint", &["tailwind_theme"]),
+    ("plugin", &["tailwind_plugins"]),
+    ("package", &["composer_require", "composer_require_dev"]),
+    ("dependency", &["composer_require", "composer_require_dev"]),
+    ("autoload", &["composer_autoload"]),
+    ("navigation", &["filament_resource"]),
+    ("menu", &["filament_resource"]),
+];
+
+/// Verbs that say what the user wants done (the `desired_action` slot).
+const ACTION_WORDS: &[&str] = &[
+    "add",
+    "change",
+    "fix",
+    "remove",
+    "delete",
+    "rename",
+    "update",
+    "implement",
+    "refactor",
+    "create",
+    "edit",
+    "modify",
+    "replace",
+    "support",
+];
+/// Words of a problem report (the `observed_issue` slot).
+const ISSUE_WORDS: &[&str] = &[
+    "error",
+    "bug",
+    "fail",
+    "fails",
+    "failing",
+    "broken",
+    "crash",
+    "exception",
+    "wrong",
+    "slow",
+    "エラー",
+    "不具合",
+    "バグ",
+    "されない",
+    "できない",
+    "動かない",
+    "失敗",
+    "遅い",
+    "おかしい",
+];
+/// Words of a condition (the `trigger_condition` slot).
+const TRIGGER_WORDS: &[&str] = &[
+    "when", "after", "before", "if", "時", "とき", "際", "後", "前",
+];
+
+/// English stem for lexical matching: one of `ies`→`y`, `ing`, `ed`,
+/// `es`, `s` is stripped from words longer than 4 chars, then a trailing
+/// `e` (`stored`, `store`, `stores`, `storing` → `stor`).
+pub fn stem(word: &str) -> String {
+    let w = word.to_lowercase();
+    let mut s = w.as_str();
+    let owned;
+    if s.len() > 4 {
+        if let Some(x) = s.strip_suffix("ies") {
+            owned = format!("{x}y");
+            s = owned.as_str();
+        } else if let Some(x) = s
+            .strip_suffix("ing")
+            .or_else(|| s.strip_suffix("ed"))
+            .or_else(|| s.strip_suffix("es"))
+            .or_else(|| s.strip_suffix('s'))
+        {
+            s = x;
+        }
+    }
+    s.strip_suffix('e')
+        .filter(|x| x.len() >= 3)
+        .unwrap_or(s)
+        .to_string()
+}
+
+/// How a Japanese term was brought to English.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TranslationSource {
+    /// The seed glossary (`assets/glossary/ja-en.tsv`).
+    Glossary,
+    /// A katakana loanword whose reading matches a repository word.
+    Reading,
+    /// The nearest repository word by e5 cosine.
+    Embedding,
+}
+
+/// A Japanese term of the request and the English words it stands for.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Translation {
+    pub term: String,
+    /// English words, best first, each with its weight in the full-text
+    /// query (1.0 for the glossary's main sense).
+    pub words: Vec<(String, f32)>,
+    pub via: TranslationSource,
+}
+
+/// What the router sees in a request.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct QueryPlan {
+    /// Code identifiers in the request (`ProductResource`, `save_order`,
+    /// `App\Models\Order`, `` `foo` ``).
+    pub identifiers: Vec<String>,
+    /// Lowercase keywords: English words, identifier parts and the English
+    /// words of Japanese terms.
+    pub keywords: Vec<String>,
+    /// Japanese terms and their English words.
+    pub translated: Vec<Translation>,
+    /// Japanese terms no translation was found for.
+    pub untranslated: Vec<String>,
+    /// Framework chunk kinds the words point at.
+    pub kind_hints: Vec<String>,
+    /// Slots with the words that suggest them (heuristic; the session's
+    /// query frame is what the gate trusts): target_feature,
+    /// desired_action, observed_issue, trigger_condition.
+    pub slots: HashMap<String, Vec<String>>,
+    /// Tools to call next, in order.
+    pub recommended_tools: Vec<String>,
+    pub reasoning: String,
+    /// English words of the request itself (before translation), lowercase.
+    #[serde(skip)]
+    pub english: Vec<String>,
+}
+
+/// Which script a run of Japanese text is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    Katakana,
+    Kanji,
+    Hiragana,
+    Other,
+}
+
+/// The script of one char (NFKC-normalised text: half-width katakana is
+/// full-width by then).
+pub fn script(c: char) -> Script {
+    match c {
+        '\u{30A0}'..='\u{30FF}' => Script::Katakana,
+        '\u{3040}'..='\u{309F}' => Script::Hiragana,
+        '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '々' | '〆' => Script::Kanji,
+        _ => Script::Other,
+    }
+}
+
+/// True when the text has kana or kanji.
+pub fn is_japanese(text: &str) -> bool {
+    text.chars().any(|c| {
+        matches!(
+            script(c),
+            Script::Katakana | Script::Hiragana | Script::Kanji
+        )
+    })
+}
+
+/// Japanese segments of a request that the glossary does not cover, for the
+/// bridge: maximal katakana runs and kanji runs of two or more chars
+/// (a single kanji is mostly the stem of a verb whose ending is kana:
+/// 使う, 渡す). Hiragana is particles and endings and is left out.
+fn uncovered_runs(text: &str, covered: &[(usize, usize)]) -> Vec<(String, Script)> {
+    let mut out: Vec<(String, Script)> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_script = Script::Other;
+    let flush = |cur: &mut String, s: Script, out: &mut Vec<(String, Script)>| {
+        let n = cur.chars().count();
+        let keep = match s {
+            Script::Katakana => n >= 2,
+            Script::Kanji => n >= 2,
+            _ => false,
+        };
+        if keep && !out.iter().any(|(t, _)| t == cur) {
+            out.push((cur.clone(), s));
+        }
+        cur.clear();
+    };
+    for (at, c) in text.char_indices() {
+        let inside = covered.iter().any(|(a, b)| *a <= at && at < *b);
+        let s = if inside { Script::Other } else { script(c) };
+        if s != cur_script {
+            flush(&mut cur, cur_script, &mut out);
+            cur_script = s;
+        }
+        cur.push(c);
+    }
+    flush(&mut cur, cur_script, &mut out);
+    out
+}
+
+/// Builds the plan for one request. Japanese terms are translated by the
+/// seed glossary here; [`QueryPlan::untranslated`] lists the rest for the
+/// bridge, whose translations [`QueryPlan::add_translations`] folds in.
+pub fn plan(query: &str) -> QueryPlan {
+    let query: String = query.nfkc().collect();
+    let mut identifiers = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    for raw in query.split(|c: char| !(c.is_ascii_alphanumeric() || "_\\:`$".contains(c))) {
+        let token = raw.trim_matches(|c| c == '`' || c == ':' || c == '$');
+        if token.is_empty() {
+            continue;
+        }
+        let codeish = raw.contains('`')
+            || token.contains('_')
+            || token.contains('\\')
+            || token.contains("::")
+            || token.chars().skip(1).any(|c| c.is_ascii_uppercase())
+                && token.chars().any(|c| c.is_ascii_lowercase());
+        if codeish {
+            identifiers.push(token.to_string());
+        }
+        for w in split_identifier(token).split_whitespace() {
+            words.push(w.to_string());
+        }
+    }
+    let english = keywords_of(words.iter().cloned());
+    let mut translated: Vec<Translation> = Vec::new();
+    let mut covered: Vec<(usize, usize)> = Vec::new();
+    if is_japanese(&query) {
+        for (ja, en) in glossary() {
+            for (at, _) in query.match_indices(ja.as_str()) {
+                let span = (at, at + ja.len());
+                if covered.iter().any(|(a, b)| *a < span.1 && span.0 < *b) {
+                    continue;
+                }
+                covered.push(span);
+                if !translated.iter().any(|t| &t.term == ja) {
+                    translated.push(Translation {
+                        term: ja.clone(),
+                        words: en
+                            .iter()
+                            .enumerate()
+                            .map(|(i, w)| (w.clone(), if i == 0 { 1.0 } else { 0.7 }))
+                            .collect(),
+                        via: TranslationSource::Glossary,
+                    });
+                }
+            }
+        }
+    }
+    let untranslated = uncovered_runs(&query, &covered)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    let mut p = QueryPlan {
+        identifiers,
+        keywords: Vec::new(),
+        translated,
+        untranslated,
+        kind_hints: Vec::new(),
+        slots: HashMap::new(),
+        recommended_tools: Vec::new(),
+        reasoning: String::new(),
+        english,
+    };
+    p.finish(&query);
+    p
+}
+
+/// Lowercase keywords of `words`: stop words and words under 3 chars
+/// dropped, one per stem.
+fn keywords_of(words: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    words
+        .map(|w| w.to_lowercase())
+        .filter(|w| w.len() >= 3 && !STOPWORDS.contains(&w.as_str()))
+        .filter(|w| seen.insert(stem(w)))
+        .collect()
+}
+
+impl QueryPlan {
+    /// Adds the bridge's translations of [`QueryPlan::untranslated`] terms
+    /// and recomputes keywords, kind hints and slots.
+    pub fn add_translations(&mut self, query: &str, found: Vec<Translation>) {
+        for t in found {
+            self.untranslated.retain(|u| u != &t.term);
+            self.translated.push(t);
+        }
+        let query: String = query.nfkc().collect();
+        self.finish(&query);
+    }
+
+    /// Keywords (English words, then translations), kind hints, slots and
+    /// recommended tools from the words found so far.
+    fn finish(&mut self, query: &str) {
+        let translated_words = self
+            .translated
+            .iter()
+            .flat_map(|t| t.words.iter().map(|(w, _)| w.clone()));
+        self.keywords = keywords_of(self.english.iter().cloned().chain(translated_words));
+        let stems: Vec<String> = self.keywords.iter().map(|k| stem(k)).collect();
+        self.kind_hints.clear();
+        for (s, kinds) in KIND_HINTS {
+            if stems.iter().any(|k| k == s) {
+                for k in *kinds {
+                    if !self.kind_hints.iter().any(|h| h == k) {
+                        self.kind_hints.push((*k).to_string());
+                    }
+                }
+            }
+        }
+        let lower = query.to_lowercase();
+        let keywords = &self.keywords;
+        let actions: Vec<String> = keywords
+            .iter()
+            .filter(|k| ACTION_WORDS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        let features: Vec<String> = keywords
+            .iter()
+            .filter(|k| !ACTION_WORDS.contains(&k.as_str()) && !ISSUE_WORDS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        let issues: Vec<String> = ISSUE_WORDS
+            .iter()
+            .filter(|w| lower.contains(*w))
+            .map(|w| (*w).to_string())
+            .collect();
+        let triggers: Vec<String> = TRIGGER_WORDS
+            .iter()
+            .filter(|w| {
+                if w.is_ascii() {
+                    lower.split_whitespace().any(|t| t == **w)
+                } else {
+                    lower.contains(*w)
+                }
+            })
+            .map(|w| (*w).to_string())
+            .collect();
+        self.slots.clear();
+        for (slot, v) in [
+            ("target_feature", features),
+            ("desired_action", actions),
+            ("observed_issue", issues),
+            ("trigger_condition", triggers),
+        ] {
+            if !v.is_empty() {
+                self.slots.insert(slot.into(), v);
+            }
+        }
+        let (tools, reasoning) = if self.identifiers.is_empty() {
+            (
+                ["search_text", "analyze_structure", "find_references"],
+                "no identifier in the request: start from the ranked files below, then confirm \
+                 with search_text and read their structure",
+            )
+        } else {
+            (
+                ["find_definitions", "find_references", "search_text"],
+                "the request names identifiers: look up their definitions and callers first",
+            )
+        };
+        self.recommended_tools = tools.into_iter().map(String::from).collect();
+        self.reasoning = reasoning.into();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems() {
+        for (a, b) in [
+            ("stored", "store"),
+            ("stores", "storing"),
+            ("orders", "order"),
+            ("categories", "category"),
+            ("fields", "field"),
+        ] {
+            assert_eq!(stem(a), stem(b), "{a} / {b}");
+        }
+        assert_ne!(stem("form"), stem("format"));
+    }
+
+    #[test]
+    fn plan_reads_japanese_and_identifiers() {
+        let p = plan("商品のフォームに在庫数フィールドを追加");
+        for k in ["product", "form", "stock", "field", "add"] {
+            assert!(p.keywords.contains(&k.to_string()), "{k}: {:?}", p.keywords);
+        }
+        assert!(p.kind_hints.contains(&"filament_form".to_string()));
+        assert_eq!(p.slots["desired_action"], vec!["add".to_string()]);
+        assert!(p.identifiers.is_empty());
+
+        let p = plan("why does `save_order` fail in OrderService::place?");
+        assert_eq!(p.identifiers, vec!["save_order", "OrderService::place"]);
+        assert!(p.keywords.contains(&"order".to_string()));
+        assert_eq!(p.recommended_tools[0], "find_definitions");
+        assert!(p.slots.contains_key("observed_issue"));
+
+        // データベース wins over データ inside it; 設計 is left to the bridge.
+        let p = plan("データベースの設計");
+        assert_eq!(p.translated.len(), 1);
+        assert_eq!(p.untranslated, vec!["設計".to_string()]);
+        // Katakana compounds and kanji runs the glossary lacks go to the bridge.
+        let p = plan("マネージドキューでワーカーの一時停止を無効にする");
+        assert!(
+            p.untranslated.contains(&"マネージド".to_string()),
+            "{:?}",
+            p.untranslated
+        );
+        assert!(
+            p.keywords.contains(&"pause".to_string()) && p.keywords.contains(&"queue".to_string())
+        );
+    }
+}
