@@ -6,11 +6,10 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::search::symbols::{Definition, FileSymbols};
 
-/// Lines per fallback window (SPEC §4).
+/// Lines per fallback window for files without a grammar.
 pub const WINDOW_LINES: usize = 50;
 
 /// One unit of the `forest` index. Lines are 1-based, inclusive.
@@ -81,7 +80,7 @@ impl Chunk {
     /// SHA-256 (hex) of [`Chunk::embedding_text`]: equal hashes share one
     /// embedding, so an unchanged chunk is never embedded twice.
     pub fn content_hash(&self) -> String {
-        hex(&Sha256::digest(self.embedding_text().as_bytes()))
+        crate::util::sha256_hex(self.embedding_text().as_bytes())
     }
 }
 
@@ -132,17 +131,6 @@ pub fn meta_summary(meta: &Map<String, Value>, max_chars: usize) -> String {
         s = s.chars().take(max_chars).collect::<String>() + "…";
     }
     s
-}
-
-/// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 /// Splits an identifier into lowercase words: `getUserByID` → `get user by

@@ -221,7 +221,12 @@ pub fn pre_tool_use(input: &Value) -> Option<Value> {
     let root = find_root(&abs).or_else(|| find_root(&cwd))?;
     let repo = Repo::open(&root).ok()?;
     let store = SessionStore::new(&repo.state_dir());
-    let s = store.active(ACTIVE_SESSION_MAX_AGE_SECS)?;
+    let s = match store.active(ACTIVE_SESSION_MAX_AGE_SECS) {
+        Ok(s) => s?,
+        // A session file that cannot be read: the gate cannot decide, so the
+        // write is refused rather than let through.
+        Err(e) => return Some(deny(&format!("code-intel refuses {tool} on {file}: {e}"))),
+    };
     // Resolve the target like check_write_target: the file, or (for a new
     // file) its parent directory, must be inside the repository.
     let exists = abs.is_file();
@@ -250,13 +255,18 @@ pub fn pre_tool_use(input: &Value) -> Option<Value> {
         refusal.reason,
         refusal.recovery_options.join(", ")
     );
-    Some(json!({
+    Some(deny(&reason))
+}
+
+/// The hook's deny decision (Claude Code's PreToolUse output).
+fn deny(reason: &str) -> Value {
+    json!({
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
         }
-    }))
+    })
 }
 
 /// The nearest ancestor directory (inclusive) holding `.code-intel/`.

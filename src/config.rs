@@ -3,10 +3,88 @@
 
 use std::path::{Path, PathBuf};
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+
+use crate::classify::FileClass;
 
 /// Name of the per-repository state directory at the repo root.
 pub const STATE_DIR: &str = ".code-intel";
+
+/// Weights of the fused file score (config key `hybrid_weights`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(default)]
+pub struct HybridWeights {
+    /// File-level BM25 (path, definition names, content).
+    pub keyword: f64,
+    /// Best chunk's BM25.
+    pub chunk_keyword: f64,
+    /// Best chunk's cosine, normalised over the candidates.
+    pub vector: f64,
+    /// Query keywords in the file path.
+    pub path: f64,
+    /// Query keywords in the best definition's name.
+    pub definition: f64,
+    /// A query identifier names a definition in the file.
+    pub identifier: f64,
+    /// A framework chunk kind the query hints at.
+    pub kind: f64,
+    /// Further matching chunks, damped.
+    pub support: f64,
+    /// Added to a file of this class when the query does not ask for the
+    /// class (source: 0).
+    pub class_prior: BTreeMap<FileClass, f64>,
+}
+
+impl Default for HybridWeights {
+    /// Fitted by coordinate ascent on mean(recall@10) + mean(MRR) over the
+    /// development sets (laravel/framework 200 + 68 Japanese, livewire 150,
+    /// httpx 150 queries; `bench/fit.py`, 2026-11-21); see README §
+    /// Retrieval benchmark for the run and its cross-validated numbers.
+    fn default() -> Self {
+        HybridWeights {
+            keyword: 1.0,
+            chunk_keyword: 0.5,
+            vector: 0.6,
+            path: 0.4,
+            definition: 0.3,
+            identifier: 0.5,
+            kind: 0.2,
+            support: 0.1,
+            class_prior: [
+                (FileClass::Config, -0.2),
+                (FileClass::Test, -0.6),
+                (FileClass::Docs, -0.6),
+                (FileClass::Example, -0.5),
+                (FileClass::Generated, -0.8),
+                (FileClass::Vendored, -0.8),
+                (FileClass::Lock, -1.0),
+            ]
+            .into_iter()
+            .collect(),
+        }
+    }
+}
+
+impl HybridWeights {
+    /// Every weight finite (negative weights are allowed: priors).
+    pub fn is_valid(&self) -> bool {
+        [
+            self.keyword,
+            self.chunk_keyword,
+            self.vector,
+            self.path,
+            self.definition,
+            self.identifier,
+            self.kind,
+            self.support,
+        ]
+        .iter()
+        .chain(self.class_prior.values())
+        .all(|w| w.is_finite())
+    }
+}
 
 /// Errors while reading the configuration.
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +109,7 @@ pub enum ConfigError {
 /// and embedding batches (`embedding_batch_tokens`).
 pub const CHARS_PER_TOKEN: usize = 3;
 
-/// Defaults follow seed v3.9 ("config.json 完全版") except `max_chunks`,
+/// Defaults follow the original design's `config.json` except `max_chunks`,
 /// raised from 10,000 to 200,000 so that a repository of laravel/framework's
 /// size (~20k chunks) is indexed whole instead of silently truncated.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -63,7 +141,7 @@ pub struct Config {
     pub embedding_batch_tokens: usize,
     /// ONNX Runtime intra-op threads; 0 = one per core.
     pub embedding_threads: usize,
-    /// Token budget of one chunk (seed v3.9: 512, the model's input limit).
+    /// Token budget of one chunk (512: the model's input limit).
     /// Token counts are estimated as chars / [`CHARS_PER_TOKEN`].
     pub chunk_max_tokens: usize,
     /// Files larger than this many bytes are not chunked or embedded.
@@ -85,7 +163,7 @@ pub struct Config {
     /// vendor assets, `vendor/`). On filamentphp/demo these made 5,200 of
     /// 5,955 chunks (`public/vendor/horizon/*.css` 4,554, `composer.lock`
     /// 522). Remove a class from the list to index it.
-    pub index_exclude_classes: Vec<crate::classify::FileClass>,
+    pub index_exclude_classes: Vec<FileClass>,
     /// Repo-relative directories indexed first (the code users ask about:
     /// `app`, `src`, …), so that part of the index is ready early. `init`
     /// fills it from the directories it finds; empty = repository order.
@@ -95,8 +173,8 @@ pub struct Config {
     /// default: MCP clients do not declare whether they refetch the list.
     pub phase_scoped_tools: bool,
     /// Weights of the `query` tool's fused file score (fitted on the
-    /// development sets; see `crate::rank::fusion`).
-    pub hybrid_weights: crate::rank::HybridWeights,
+    /// development sets; see [`HybridWeights`] and `docs/ranking.md`).
+    pub hybrid_weights: HybridWeights,
 }
 
 impl Default for Config {
@@ -121,14 +199,10 @@ impl Default for Config {
                 "**/venv/**".into(),
                 "**/.venv/**".into(),
             ],
-            index_exclude_classes: vec![
-                crate::classify::FileClass::Lock,
-                crate::classify::FileClass::Generated,
-                crate::classify::FileClass::Vendored,
-            ],
+            index_exclude_classes: vec![FileClass::Lock, FileClass::Generated, FileClass::Vendored],
             source_dirs: Vec::new(),
             phase_scoped_tools: false,
-            hybrid_weights: crate::rank::HybridWeights::default(),
+            hybrid_weights: HybridWeights::default(),
         }
     }
 }

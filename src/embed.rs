@@ -80,7 +80,7 @@ pub struct RuntimeInfo {
 
 /// Finds `libonnxruntime`: `ORT_DYLIB_PATH`, then `ort_dylib_path` from the
 /// config, then next to the executable (and `../lib`), then a pip-installed
-/// `onnxruntime` package (ENVIRONMENT.md's order).
+/// `onnxruntime` package (README § Install documents this order).
 ///
 /// # Errors
 /// [`EmbedError::RuntimeMissing`] listing every place tried.
@@ -125,9 +125,8 @@ pub fn find_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
 fn linked_cache(model_dir: &Path, cache: &Path) -> Option<PathBuf> {
     #[cfg(unix)]
     {
-        use sha2::{Digest, Sha256};
         let abs = model_dir.canonicalize().ok()?;
-        let key = crate::chunk::hex(&Sha256::digest(abs.to_string_lossy().as_bytes()));
+        let key = crate::util::sha256_hex(abs.to_string_lossy().as_bytes());
         let root = cache.join("linked").join(&key[..16]);
         let repo = root.join("models--intfloat--multilingual-e5-small");
         let snap = repo.join("snapshots").join("local");

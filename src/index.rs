@@ -2,24 +2,22 @@
 //! store. Incremental, resumable after a kill, and observable while it runs.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::chunk::{self, Chunk};
+use crate::chunk::Chunk;
 use crate::classify::{self, FileClass};
 use crate::config::Config;
 use crate::embed::{EmbedError, Embedder};
 use crate::framework;
-use crate::lang::Lang;
 use crate::lexical::{self, FileText};
 use crate::repo::{self, PathError, Repo};
-use crate::search::symbols;
 use crate::store::{FileRow, ForestRow, Store, StoreError};
+use crate::util::{group, now_secs};
 
 /// Version of `sync_state.json`; another version forces a full rebuild.
 /// 2: chunks carry framework `meta` and `related` columns.
@@ -227,13 +225,6 @@ fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-/// Unix seconds now.
-pub fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 /// Files the index covers: everything the walker yields that is a regular
 /// file, with size and mtime.
 ///
@@ -298,9 +289,9 @@ fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String> {
             class.reason
         ));
     }
-    let sha = chunk::hex(&Sha256::digest(&bytes));
+    let sha = crate::util::sha256_hex(&bytes);
     let source = String::from_utf8_lossy(&bytes);
-    let chunked = chunk_source(&c.rel, &source, config);
+    let chunked = framework::chunk_source(&c.rel, &source, config);
     let text = lexical::file_text(&c.rel, &source, &chunked);
     let language = chunked
         .first()
@@ -328,22 +319,6 @@ fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String> {
         chunks,
         text,
     })
-}
-
-/// The chunks of one file as the index stores them: AST chunks (or line
-/// windows) with the framework strategies applied. `rel` is repo-relative
-/// with `/`; it picks the language and the strategies.
-pub fn chunk_source(rel: &str, source: &str, config: &Config) -> Vec<Chunk> {
-    let syms = Lang::from_path(Path::new(rel)).map(|l| symbols::extract(l, source, rel));
-    let mut chunks = chunk::chunk_file(
-        rel,
-        source,
-        syms.as_ref(),
-        config.chunk_max_chars(),
-        config.lightweight_mode,
-    );
-    framework::enrich(rel, source, syms.as_ref(), &mut chunks);
-    chunks
 }
 
 /// Every chunk the index would hold for the repository, deduplicated by
@@ -868,19 +843,6 @@ pub fn readiness(repo: &Repo, progress: &Progress, config: &Config) -> Readiness
     }
 }
 
-/// `1234567` → `1,234,567`.
-pub fn group(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
 /// True when the last sync is older than `sync_ttl_hours` (or never ran).
 pub fn sync_due(repo: &Repo, config: &Config) -> bool {
     SyncState::load(repo)
@@ -930,6 +892,5 @@ mod tests {
                 "tests/t.php"
             ]
         );
-        assert_eq!(group(1234567), "1,234,567");
     }
 }

@@ -73,6 +73,17 @@ impl Lang {
         }
     }
 
+    /// The distinct language names, in table order (for messages).
+    pub fn names() -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for l in Lang::all() {
+            if !out.contains(&l.name()) {
+                out.push(l.name());
+            }
+        }
+        out
+    }
+
     /// File extensions (without the dot, lowercase).
     pub const fn extensions(self) -> &'static [&'static str] {
         match self {

@@ -1,22 +1,25 @@
-//! Persistent session state and the learning loop's files under
+//! Persistence of sessions and the learning loop's files under
 //! `.code-intel/`: `sessions/<id>.json`, `logs/decisions.jsonl`,
-//! `logs/outcomes.jsonl`, `agreements/<id>.md`, `learned_pairs.json`.
+//! `logs/outcomes.jsonl`, `agreements/<id>.md`, `learned_pairs.json`. The
+//! session itself (its data and transitions) is `crate::session`'s.
+//!
+//! Several server processes (Claude Code and Cursor on one repository) and
+//! concurrent tool calls share these files, so every session change is one
+//! read-modify-write under an OS file lock (`sessions/<id>.lock`), written
+//! through a temporary file of its own and renamed into place; log records
+//! are appended whole under a lock of the log file.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::index::now_secs;
-use crate::session::{
-    Assessment, HypothesisState, Intent, Phase, QueryFrame, Requirements, Risk, Understanding,
-};
+use crate::session::Session;
+use crate::util::now_secs;
 
-/// Learned (term, symbol) pairs expire after this many seconds (30 days,
-/// issue 3).
+/// Learned (term, symbol) pairs expire after this many seconds (30 days).
 pub const LEARNED_PAIR_TTL_SECS: u64 = 30 * 24 * 3600;
 
 /// Errors of the session files.
@@ -24,6 +27,14 @@ pub const LEARNED_PAIR_TTL_SECS: u64 = 30 * 24 * 3600;
 pub enum LearnError {
     #[error("unknown session `{0}`: start one with start_session")]
     UnknownSession(String),
+    #[error(
+        "session file {path} is unreadable ({message}); it was moved aside to {quarantined}; start a new session with start_session"
+    )]
+    Corrupt {
+        path: String,
+        message: String,
+        quarantined: String,
+    },
     #[error("cannot write {path}: {source}")]
     Write {
         path: String,
@@ -31,124 +42,60 @@ pub enum LearnError {
     },
 }
 
-/// One recorded tool call of a session.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Evidence {
-    pub tool: String,
-    pub params: serde_json::Value,
-    /// First line of the tool's text result.
-    pub summary: String,
-    /// Repo-relative files the result named.
-    pub files: Vec<String>,
-    /// Unix seconds.
-    pub at: u64,
-    /// The phase the call was made in.
-    pub phase: Phase,
+/// Temporary files of this process get distinct names, so two writers
+/// (threads or processes) never rename each other's file away.
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path` atomically: a temporary file of this writer
+/// (`<path>.<pid>.<n>.tmp`) renamed over it.
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_extension(format!("{}.{n}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
-/// A forest hit submitted in SEMANTIC.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Hypothesis {
-    pub symbol: String,
-    pub file: String,
-    /// The slot or requirement the hypothesis fills.
-    pub slot_source: String,
-    pub reason: String,
-    pub state: HypothesisState,
-    /// Code evidence given at verification.
-    pub evidence: Option<String>,
-}
-
-/// A relevance check result kept in the session.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct RelevanceCheck {
-    pub nl_term: String,
-    pub symbol: String,
-    pub score: f32,
-    pub tier: String,
-}
-
-/// Everything the server knows about one session.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Session {
-    pub id: String,
-    pub intent: Intent,
-    pub query: String,
-    pub phase: Phase,
-    pub frame: QueryFrame,
-    pub frame_set: bool,
-    pub risk: Risk,
-    /// A grey-zone relevance result forced risk HIGH.
-    pub grey_zone: bool,
-    pub requirements: Requirements,
-    pub evidence: Vec<Evidence>,
-    pub tools_used: BTreeSet<String>,
-    pub files_seen: BTreeSet<String>,
-    /// Files the agent may write (seen, analysed or added).
-    pub explored: BTreeSet<String>,
-    pub understanding: Option<Understanding>,
-    pub last_assessment: Option<Assessment>,
-    pub hypotheses: Vec<Hypothesis>,
-    pub relevance: Vec<RelevanceCheck>,
-    /// Writes checked and allowed.
-    pub writes_allowed: Vec<String>,
-    pub refusals: Vec<String>,
-    pub outcome: Option<String>,
-    pub created_at: u64,
-    pub updated_at: u64,
-}
-
-impl Session {
-    /// A session in its first phase (READY at once for QUESTION).
-    pub fn new(intent: Intent, query: &str) -> Session {
-        let now = now_secs();
-        let seed = format!("{query}{now}{:?}", std::time::SystemTime::now());
-        let id = crate::chunk::hex(&Sha256::digest(seed.as_bytes()))[..12].to_string();
-        let risk = crate::session::assess_risk(intent, &QueryFrame::new(), false);
-        Session {
-            id,
-            intent,
-            query: query.to_string(),
-            phase: if intent == Intent::Question {
-                Phase::Ready
-            } else {
-                Phase::Exploration
-            },
-            frame: QueryFrame::new(),
-            frame_set: false,
-            risk,
-            grey_zone: false,
-            requirements: crate::session::requirements(intent, risk),
-            evidence: Vec::new(),
-            tools_used: BTreeSet::new(),
-            files_seen: BTreeSet::new(),
-            explored: BTreeSet::new(),
-            understanding: None,
-            last_assessment: None,
-            hypotheses: Vec::new(),
-            relevance: Vec::new(),
-            writes_allowed: Vec::new(),
-            refusals: Vec::new(),
-            outcome: None,
-            created_at: now,
-            updated_at: now,
-        }
+/// An exclusive OS lock on `path` (created if missing), held until the
+/// returned file is dropped — also released when the process dies.
+fn lock_file(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
     }
-
-    /// Recomputes risk and requirements from the frame and grey-zone flag.
-    pub fn rescore(&mut self) {
-        self.risk = crate::session::assess_risk(self.intent, &self.frame, self.grey_zone);
-        self.requirements = crate::session::requirements(self.intent, self.risk);
-    }
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    f.lock()?;
+    Ok(f)
 }
 
-/// Sessions in memory, written through to `.code-intel/sessions/`; a session
-/// unknown in memory is loaded from its file, so sessions survive restarts
-/// and are visible to every server process on the repository.
+/// Moves an unreadable file aside (`<name>.corrupt-<unix seconds>`), so the
+/// next write does not overwrite what may still be recovered by hand.
+pub fn quarantine(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".corrupt-{}", now_secs()));
+    let aside = path.with_file_name(name);
+    if let Err(e) = std::fs::rename(path, &aside) {
+        tracing::warn!("cannot move {} aside: {e}", path.display());
+    } else {
+        tracing::warn!(
+            "{} was unreadable; moved to {}",
+            path.display(),
+            aside.display()
+        );
+    }
+    aside
+}
+
+/// Sessions in `.code-intel/sessions/`, read from disk on every use (so
+/// every server process sees every change) and changed only through
+/// [`SessionStore::update`].
 pub struct SessionStore {
     dir: PathBuf,
     state_dir: PathBuf,
-    cache: Mutex<HashMap<String, Session>>,
 }
 
 impl SessionStore {
@@ -157,92 +104,114 @@ impl SessionStore {
         SessionStore {
             dir: state_dir.join("sessions"),
             state_dir: state_dir.to_path_buf(),
-            cache: Mutex::new(HashMap::new()),
         }
     }
 
-    /// A copy of the session.
+    fn path(&self, id: &str) -> Result<PathBuf, LearnError> {
+        // Ids are ours (12 hex chars); anything else cannot name a file here.
+        if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(LearnError::UnknownSession(id.chars().take(64).collect()));
+        }
+        Ok(self.dir.join(format!("{id}.json")))
+    }
+
+    /// The session as stored now.
     ///
     /// # Errors
-    /// [`LearnError::UnknownSession`].
+    /// [`LearnError::UnknownSession`]; [`LearnError::Corrupt`] when its file
+    /// cannot be parsed (it is moved aside).
     pub fn get(&self, id: &str) -> Result<Session, LearnError> {
-        if let Some(s) = self.lock().get(id) {
-            return Ok(s.clone());
-        }
-        let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric());
-        let loaded = valid
-            .then(|| std::fs::read_to_string(self.dir.join(format!("{id}.json"))).ok())
-            .flatten()
-            .and_then(|t| serde_json::from_str::<Session>(&t).ok())
-            .ok_or_else(|| LearnError::UnknownSession(id.to_string()))?;
-        self.lock().insert(id.to_string(), loaded.clone());
-        Ok(loaded)
+        let path = self.path(id)?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|_| LearnError::UnknownSession(id.to_string()))?;
+        serde_json::from_str::<Session>(&text).map_err(|e| LearnError::Corrupt {
+            path: path.display().to_string(),
+            message: e.to_string(),
+            quarantined: quarantine(&path).display().to_string(),
+        })
     }
 
-    /// Saves (atomically) and caches the session.
-    ///
-    /// # Errors
-    /// [`LearnError::Write`].
-    pub fn put(&self, mut s: Session) -> Result<Session, LearnError> {
-        s.updated_at = now_secs();
-        let path = self.dir.join(format!("{}.json", s.id));
+    fn save(&self, s: &Session) -> Result<(), LearnError> {
+        let path = self.path(&s.id)?;
         let err = |source| LearnError::Write {
             path: path.display().to_string(),
             source,
         };
         std::fs::create_dir_all(&self.dir).map_err(err)?;
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(
-            &tmp,
-            serde_json::to_vec_pretty(&s).map_err(|e| err(std::io::Error::other(e)))?,
-        )
-        .map_err(err)?;
-        std::fs::rename(&tmp, &path).map_err(err)?;
-        self.lock().insert(s.id.clone(), s.clone());
+        let bytes = serde_json::to_vec_pretty(s).map_err(|e| err(std::io::Error::other(e)))?;
+        write_atomic(&path, &bytes).map_err(err)
+    }
+
+    /// Stores a new session.
+    ///
+    /// # Errors
+    /// [`LearnError::Write`].
+    pub fn create(&self, mut s: Session) -> Result<Session, LearnError> {
+        s.updated_at = now_secs();
+        self.save(&s)?;
         Ok(s)
     }
 
-    /// Applies `f` to the session and saves it.
+    /// Applies `f` to the session as stored now and saves the result, under
+    /// the session's lock: concurrent updates (threads or processes) are
+    /// applied one after the other, none is lost.
     ///
     /// # Errors
-    /// Unknown session or write failure.
+    /// Unknown or corrupt session, or a write failure.
     pub fn update<T>(
         &self,
         id: &str,
         f: impl FnOnce(&mut Session) -> T,
     ) -> Result<(T, Session), LearnError> {
+        let path = self.path(id)?;
+        let lock_path = path.with_extension("lock");
+        let _lock = lock_file(&lock_path).map_err(|source| LearnError::Write {
+            path: lock_path.display().to_string(),
+            source,
+        })?;
         let mut s = self.get(id)?;
         let out = f(&mut s);
-        let s = self.put(s)?;
+        s.updated_at = now_secs();
+        self.save(&s)?;
         Ok((out, s))
     }
 
     /// The active session: the most recently updated one without an
     /// outcome, updated within `max_age_secs`. Reads files only (no model,
     /// no index), so a hook can call it in milliseconds.
-    pub fn active(&self, max_age_secs: u64) -> Option<Session> {
+    ///
+    /// # Errors
+    /// A session file that cannot be parsed (the hook must not guess).
+    pub fn active(&self, max_age_secs: u64) -> Result<Option<Session>, LearnError> {
         let now = now_secs();
-        let mut newest: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&self.dir)
-            .ok()?
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Ok(None);
+        };
+        let mut newest: Vec<(std::time::SystemTime, PathBuf)> = entries
             .flatten()
             .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
             .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
             .collect();
         newest.sort_by_key(|e| std::cmp::Reverse(e.0));
-        newest
-            .into_iter()
-            .filter_map(|(_, p)| {
-                serde_json::from_str::<Session>(&std::fs::read_to_string(p).ok()?).ok()
-            })
-            .find(|s| s.outcome.is_none())
-            .filter(|s| now.saturating_sub(s.updated_at) <= max_age_secs)
+        for (_, p) in newest {
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            let s: Session = serde_json::from_str(&text).map_err(|e| LearnError::Corrupt {
+                path: p.display().to_string(),
+                message: e.to_string(),
+                quarantined: "(left in place)".into(),
+            })?;
+            if s.outcome.is_none() {
+                return Ok((now.saturating_sub(s.updated_at) <= max_age_secs).then_some(s));
+            }
+        }
+        Ok(None)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Appends one JSON line to `logs/<name>.jsonl`.
+    /// Appends one JSON record to `logs/<name>.jsonl`: serialised first,
+    /// written with one call under the log's lock, so records of concurrent
+    /// writers never interleave.
     ///
     /// # Errors
     /// [`LearnError::Write`].
@@ -254,12 +223,15 @@ impl SessionStore {
             source,
         };
         std::fs::create_dir_all(&dir).map_err(err)?;
+        let mut line = serde_json::to_vec(value).map_err(|e| err(std::io::Error::other(e)))?;
+        line.push(b'\n');
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(err)?;
-        writeln!(f, "{value}").map_err(err)
+        f.lock().map_err(err)?;
+        f.write_all(&line).map_err(err)
     }
 
     /// Every line of `logs/<name>.jsonl` that parses.
@@ -314,20 +286,41 @@ impl SessionStore {
         Ok(path)
     }
 
+    fn pairs_path(&self) -> PathBuf {
+        self.state_dir.join("learned_pairs.json")
+    }
+
+    /// The stored pairs: each record that parses is kept; a file that is
+    /// not a JSON list is moved aside (and counts as empty).
+    fn read_pairs(&self) -> Vec<LearnedPair> {
+        let path = self.pairs_path();
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Vec::new();
+        };
+        match serde_json::from_str::<Vec<serde_json::Value>>(&text) {
+            Ok(records) => records
+                .into_iter()
+                .filter_map(|r| serde_json::from_value(r).ok())
+                .collect(),
+            Err(_) => {
+                quarantine(&path);
+                Vec::new()
+            }
+        }
+    }
+
     /// Learned (term, symbol) pairs, expired ones dropped.
     pub fn learned_pairs(&self) -> Vec<LearnedPair> {
         let now = now_secs();
-        std::fs::read_to_string(self.state_dir.join("learned_pairs.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Vec<LearnedPair>>(&t).ok())
-            .unwrap_or_default()
+        self.read_pairs()
             .into_iter()
             .filter(|p| now.saturating_sub(p.learned_at) < LEARNED_PAIR_TTL_SECS)
             .collect()
     }
 
     /// Adds pairs (replacing same term+symbol) and keeps those `keep` accepts
-    /// (e.g. whose symbol still exists).
+    /// (e.g. whose symbol still exists), under a lock so that two writers
+    /// both keep their pairs.
     ///
     /// # Errors
     /// [`LearnError::Write`].
@@ -336,26 +329,25 @@ impl SessionStore {
         new: Vec<LearnedPair>,
         keep: impl Fn(&LearnedPair) -> bool,
     ) -> Result<usize, LearnError> {
+        let path = self.pairs_path();
+        let err = |source| LearnError::Write {
+            path: path.display().to_string(),
+            source,
+        };
+        let _lock = lock_file(&path.with_extension("lock")).map_err(err)?;
+        let now = now_secs();
         let mut all: BTreeMap<(String, String), LearnedPair> = self
-            .learned_pairs()
+            .read_pairs()
             .into_iter()
+            .filter(|p| now.saturating_sub(p.learned_at) < LEARNED_PAIR_TTL_SECS)
             .map(|p| ((p.term.clone(), p.symbol.clone()), p))
             .collect();
         for p in new {
             all.insert((p.term.clone(), p.symbol.clone()), p);
         }
         let kept: Vec<LearnedPair> = all.into_values().filter(|p| keep(p)).collect();
-        let path = self.state_dir.join("learned_pairs.json");
-        let err = |source| LearnError::Write {
-            path: path.display().to_string(),
-            source,
-        };
-        std::fs::create_dir_all(&self.state_dir).map_err(err)?;
-        std::fs::write(
-            &path,
-            serde_json::to_vec_pretty(&kept).map_err(|e| err(std::io::Error::other(e)))?,
-        )
-        .map_err(err)?;
+        let bytes = serde_json::to_vec_pretty(&kept).map_err(|e| err(std::io::Error::other(e)))?;
+        write_atomic(&path, &bytes).map_err(err)?;
         Ok(kept.len())
     }
 }
@@ -373,12 +365,15 @@ pub struct LearnedPair {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::{Intent, Phase};
 
     #[test]
     fn sessions_survive_a_new_store() {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::new(dir.path());
-        let s = store.put(Session::new(Intent::Modify, "直して")).unwrap();
+        let s = store
+            .create(Session::new(Intent::Modify, "直して"))
+            .unwrap();
         store
             .update(&s.id, |s| s.files_seen.insert("a.py".into()))
             .unwrap();
@@ -390,6 +385,68 @@ mod tests {
             again.get("../etc"),
             Err(LearnError::UnknownSession(_))
         ));
+    }
+
+    /// Sixteen threads updating one session at once: every change is kept.
+    #[test]
+    fn concurrent_updates_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(SessionStore::new(dir.path()));
+        let s = store
+            .create(Session::new(Intent::Modify, "直して"))
+            .unwrap();
+        let threads: Vec<_> = (0..16)
+            .map(|i| {
+                let (store, id) = (std::sync::Arc::clone(&store), s.id.clone());
+                std::thread::spawn(move || {
+                    store
+                        .update(&id, |s| s.files_seen.insert(format!("f{i}.py")))
+                        .unwrap();
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(store.get(&s.id).unwrap().files_seen.len(), 16);
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("sessions"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn corrupt_files_are_moved_aside_and_valid_records_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let s = store
+            .create(Session::new(Intent::Modify, "直して"))
+            .unwrap();
+        let path = dir.path().join("sessions").join(format!("{}.json", s.id));
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+        let err = store.get(&s.id).unwrap_err().to_string();
+        assert!(err.contains("moved aside"), "{err}");
+        assert!(!path.exists());
+
+        let good = |sym: &str| serde_json::json!({"term": "ログイン", "symbol": sym, "session_id": "x", "learned_at": now_secs()});
+        let pairs = serde_json::json!([good("login"), {"term": 3}, good("logout")]);
+        std::fs::write(dir.path().join("learned_pairs.json"), pairs.to_string()).unwrap();
+        assert_eq!(store.learned_pairs().len(), 2);
+        let kept = store
+            .add_learned_pairs(
+                vec![LearnedPair {
+                    term: "支払い".into(),
+                    symbol: "pay".into(),
+                    session_id: "y".into(),
+                    learned_at: now_secs(),
+                }],
+                |_| true,
+            )
+            .unwrap();
+        assert_eq!(kept, 3);
     }
 
     #[test]

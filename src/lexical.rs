@@ -20,7 +20,7 @@ pub const MAX_TOKEN_CHARS: usize = 40;
 pub fn terms_into(text: &str, out: &mut String) {
     for token in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         let n = token.chars().count();
-        if n < 2 || n > MAX_TOKEN_CHARS {
+        if !(2..=MAX_TOKEN_CHARS).contains(&n) {
             continue;
         }
         if !out.is_empty() {

@@ -25,3 +25,7 @@ pub mod search;
 pub mod server;
 pub mod session;
 pub mod store;
+pub mod util;
+
+#[cfg(test)]
+mod architecture_tests;

@@ -3,7 +3,7 @@
 //! into words), its three tiers, and the calibration that sets the
 //! thresholds from labelled pairs.
 //!
-//! The seeds' tiers (v3.7: > 0.6 FACT, 0.3–0.6 grey, < 0.3 reject; 0.7 map
+//! The original design's tiers (> 0.6 FACT, 0.3–0.6 grey, < 0.3 reject; 0.7 map
 //! short-circuit) were written for a generic cosine. multilingual-e5-small
 //! scores unrelated pairs at 0.7–0.85, so those numbers would approve
 //! everything. [`CALIBRATED`] comes instead from `code-intel calibrate` over

@@ -10,7 +10,7 @@ use ignore::overrides::OverrideBuilder;
 use crate::config::{Config, STATE_DIR};
 
 /// Ignore files honoured in addition to `.gitignore` and `.ignore`
-/// (SPEC §3: other agents' ignore files, and ours).
+/// (other agents' ignore files, and ours; README § Configuration).
 pub const EXTRA_IGNORE_FILES: [&str; 3] = [".cursorignore", ".aiderignore", ".codeintelignore"];
 
 /// Bytes sniffed for a NUL to call a file binary (git and ripgrep use the

@@ -1063,7 +1063,7 @@ impl Store {
                 text(query),
                 text(&json(symbols)),
                 text(&json(files)),
-                text(&crate::index::now_secs().to_string()),
+                text(&crate::util::now_secs().to_string()),
                 Arc::new(vectors),
             ],
         )

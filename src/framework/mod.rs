@@ -1,4 +1,4 @@
-//! Framework-aware chunking strategies (SPEC §4, seed 003 §1.1–1.14), each
+//! Framework-aware chunking strategies (README § Framework awareness), each
 //! chosen by path and content and applied after the AST chunker:
 //!
 //! - PHP ([`php`]): imports, constructor DI, Eloquent models and relations,
@@ -331,12 +331,29 @@ fn js_name_in_call(rest: &str) -> String {
         .to_string()
 }
 
+/// The chunks of one file as the index stores them: AST chunks (or line
+/// windows) with the framework strategies applied. `rel` is repo-relative
+/// with `/`; it picks the language and the strategies.
+pub fn chunk_source(rel: &str, source: &str, config: &crate::config::Config) -> Vec<Chunk> {
+    let syms = Lang::from_path(std::path::Path::new(rel))
+        .map(|l| crate::search::symbols::extract(l, source, rel));
+    let mut chunks = crate::chunk::chunk_file(
+        rel,
+        source,
+        syms.as_ref(),
+        config.chunk_max_chars(),
+        config.lightweight_mode,
+    );
+    enrich(rel, source, syms.as_ref(), &mut chunks);
+    chunks
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
 
+    use super::chunk_source;
     use crate::config::Config;
-    use crate::index::chunk_source;
 
     /// Snapshot tests, one fixture per strategy (tests/fixtures/laravel-app):
     /// the chunks (kind, name, lines, FQCN, meta, related) are compared with

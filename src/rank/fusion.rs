@@ -21,85 +21,10 @@
 //! - the class prior: a fitted bonus per file class (source 0), unless the
 //!   query asks for that class ("the test for…").
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::classify::FileClass;
-
-/// Weights of the fused file score (config key `hybrid_weights`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-#[serde(default)]
-pub struct HybridWeights {
-    /// File-level BM25 (path, definition names, content).
-    pub keyword: f64,
-    /// Best chunk's BM25.
-    pub chunk_keyword: f64,
-    /// Best chunk's cosine, normalised over the candidates.
-    pub vector: f64,
-    /// Query keywords in the file path.
-    pub path: f64,
-    /// Query keywords in the best definition's name.
-    pub definition: f64,
-    /// A query identifier names a definition in the file.
-    pub identifier: f64,
-    /// A framework chunk kind the query hints at.
-    pub kind: f64,
-    /// Further matching chunks, damped.
-    pub support: f64,
-    /// Added to a file of this class when the query does not ask for the
-    /// class (source: 0).
-    pub class_prior: BTreeMap<FileClass, f64>,
-}
-
-impl Default for HybridWeights {
-    /// Fitted by coordinate ascent on mean(recall@10) + mean(MRR) over the
-    /// development sets (laravel/framework 200 + 68 Japanese, livewire 150,
-    /// httpx 150 queries; `bench/fit.py`, 2026-11-21); see README §
-    /// Retrieval benchmark for the run and its cross-validated numbers.
-    fn default() -> Self {
-        HybridWeights {
-            keyword: 1.0,
-            chunk_keyword: 0.5,
-            vector: 0.6,
-            path: 0.4,
-            definition: 0.3,
-            identifier: 0.5,
-            kind: 0.2,
-            support: 0.1,
-            class_prior: [
-                (FileClass::Config, -0.2),
-                (FileClass::Test, -0.6),
-                (FileClass::Docs, -0.6),
-                (FileClass::Example, -0.5),
-                (FileClass::Generated, -0.8),
-                (FileClass::Vendored, -0.8),
-                (FileClass::Lock, -1.0),
-            ]
-            .into_iter()
-            .collect(),
-        }
-    }
-}
-
-impl HybridWeights {
-    /// Every weight finite (negative weights are allowed: priors).
-    pub fn is_valid(&self) -> bool {
-        [
-            self.keyword,
-            self.chunk_keyword,
-            self.vector,
-            self.path,
-            self.definition,
-            self.identifier,
-            self.kind,
-            self.support,
-        ]
-        .iter()
-        .chain(self.class_prior.values())
-        .all(|w| w.is_finite())
-    }
-}
+use crate::config::HybridWeights;
 
 /// The features of one candidate file (see the module docs), 0–1 each.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]

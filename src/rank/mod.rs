@@ -30,7 +30,8 @@ use crate::embed::{EmbedError, Embedder};
 use crate::lexical;
 use crate::store::{ForestHit, Scope, Store, StoreError, TextQuery};
 
-pub use fusion::{Features, HybridWeights};
+pub use crate::config::HybridWeights;
+pub use fusion::Features;
 pub use plan::{QueryPlan, stem};
 
 /// Files the file-level BM25 search returns as candidates.

@@ -1,5 +1,5 @@
-//! The router plan of a request (seed v3.6 Router: "traffic control, not
-//! judgement"): identifiers, keywords, Japanese terms found by the seed
+//! The router plan of a request ("traffic control, not judgement": it
+//! routes, the session decides): identifiers, keywords, Japanese terms found by the seed
 //! glossary, framework chunk kinds hinted, heuristic slots and the tools to
 //! call next. Words only, no model.
 

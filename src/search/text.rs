@@ -93,7 +93,8 @@ pub enum TextSearchError {
     #[error("invalid glob `{glob}`: {message}")]
     Glob { glob: String, message: String },
     #[error(
-        "unknown file type `{0}`: use a language (python, php, javascript, typescript, css, html) or a ripgrep type such as rust, go, java, md"
+        "unknown file type `{0}`: use a language ({langs}) or a ripgrep type such as md, json, yaml",
+        langs = crate::lang::Lang::names().join(", ")
     )]
     FileType(String),
     #[error(transparent)]

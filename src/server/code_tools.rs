@@ -7,11 +7,11 @@ use std::sync::Arc;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
-use rmcp::{ErrorData, tool, tool_router};
+use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CodeIntel, Shared, blocking, failure, success};
+use super::{CodeIntel, SessionGate, Shared, ToolError, blocking, success};
 use crate::search::symbols::{
     Definition, FileSymbols, SymbolError, qualifier_matches, split_qualified,
 };
@@ -42,7 +42,7 @@ pub struct SearchTextParams {
     /// Glob on the repo-relative path, e.g. `src/**/*.php`; without `/` it matches the file name, e.g. `*.py`.
     #[serde(default)]
     pub glob: Option<String>,
-    /// Language (python, php, javascript, typescript, css, html) or ripgrep file type (rust, go, java, md, …).
+    /// A language code-intel parses (php, python, typescript, …; see README) or a ripgrep file type (md, json, yaml, …).
     #[serde(default)]
     pub file_type: Option<String>,
     /// Lines of context before and after each match, 0-20. Default 0.
@@ -51,9 +51,8 @@ pub struct SearchTextParams {
     /// Matches returned at most, 1-2000. Default 100. `total` counts all matches.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
-    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
-    #[serde(default)]
-    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
 }
 
 /// Parameters of `find_definitions`.
@@ -64,7 +63,7 @@ pub struct FindDefinitionsParams {
     /// Repo-relative file or directory to look in (default: the whole repo).
     #[serde(default)]
     pub path: Option<String>,
-    /// Only this language (python, php, javascript, typescript, css, html).
+    /// Only this language (php, python, typescript, …; as get_symbols reports it).
     #[serde(default)]
     pub language: Option<String>,
     /// true (default): the name must equal `symbol` (case-sensitive); false: case-insensitive substring match.
@@ -76,9 +75,8 @@ pub struct FindDefinitionsParams {
     /// Definitions returned at most. Default 100.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
-    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
-    #[serde(default)]
-    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
 }
 
 fn yes() -> bool {
@@ -99,9 +97,8 @@ pub struct FindReferencesParams {
     /// References returned at most. Default 100. `total` counts all.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
-    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
-    #[serde(default)]
-    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
 }
 
 /// Parameters of `get_symbols`.
@@ -122,9 +119,8 @@ pub struct GetSymbolsParams {
     /// Symbols returned at most. Default 500.
     #[serde(default = "default_symbol_limit")]
     pub max_results: usize,
-    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
-    #[serde(default)]
-    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
 }
 
 fn default_symbol_limit() -> usize {
@@ -139,9 +135,8 @@ pub struct AnalyzeStructureParams {
     /// Files described at most when `path` is a directory. Default 50.
     #[serde(default = "default_max_files")]
     pub max_files: usize,
-    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
-    #[serde(default)]
-    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
 }
 
 fn default_max_files() -> usize {
@@ -155,9 +150,8 @@ pub struct FunctionAtLineParams {
     pub file: String,
     /// 1-based line number.
     pub line: usize,
-    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
-    #[serde(default)]
-    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
 }
 
 /// A definition with its file.
@@ -385,14 +379,16 @@ impl CodeIntel {
     async fn search_text(
         &self,
         Parameters(p): Parameters<SearchTextParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let session = p.session_id.clone();
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
             .gated(session, "search_text", class, params, async move {
                 if !(1..=2000).contains(&p.max_results) || p.context_lines > 20 {
-                    return failure("max_results must be 1-2000 and context_lines 0-20");
+                    return Err(ToolError::invalid(
+                        "max_results must be 1-2000 and context_lines 0-20",
+                    ));
                 }
                 let shared = Arc::clone(&self.shared);
                 let q = TextQuery {
@@ -431,7 +427,7 @@ impl CodeIntel {
                         }
                         success(&r, s)
                     }
-                    Err(e) => failure(e),
+                    Err(e) => Err(e.into()),
                 }
             })
             .await
@@ -445,16 +441,16 @@ impl CodeIntel {
     async fn find_definitions(
         &self,
         Parameters(p): Parameters<FindDefinitionsParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let session = p.session_id.clone();
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
             .gated(session, "find_definitions", class, params, async move {
         if p.symbol.trim().is_empty() {
-            return failure(
+            return Err(ToolError::invalid(
                 "symbol is empty: give a name such as `authenticate` or `AuthService::authenticate`",
-            );
+            ));
         }
         let shared = Arc::clone(&self.shared);
         let symbol = p.symbol.clone();
@@ -490,7 +486,7 @@ impl CodeIntel {
                 let text = list_text(&list);
                 success(&list, text)
             }
-            Err(e) => failure(e),
+            Err(e) => Err(e.into()),
         }
             })
             .await
@@ -504,8 +500,8 @@ impl CodeIntel {
     async fn find_references(
         &self,
         Parameters(p): Parameters<FindReferencesParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let session = p.session_id.clone();
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
@@ -516,13 +512,13 @@ impl CodeIntel {
                         .chars()
                         .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '-')
                 {
-                    return failure(format!(
+                    return Err(ToolError::invalid(format!(
                         "`{}` is not an identifier: give a symbol name such as `authenticate`",
                         p.symbol
-                    ));
+                    )));
                 }
                 let shared = Arc::clone(&self.shared);
-                let result = blocking(move || -> Result<ReferenceList, String> {
+                let result = blocking(move || -> Result<ReferenceList, ToolError> {
                     let q = TextQuery {
                         pattern: name.clone(),
                         literal: true,
@@ -532,8 +528,7 @@ impl CodeIntel {
                         max_results: usize::MAX,
                         ..Default::default()
                     };
-                    let hits = text::search(&shared.repo, &shared.config, &q)
-                        .map_err(|e| e.to_string())?;
+                    let hits = text::search(&shared.repo, &shared.config, &q)?;
                     let mut refs = Vec::new();
                     for m in hits.matches {
                         let abs = shared.repo.root().join(&m.file);
@@ -605,7 +600,7 @@ impl CodeIntel {
                         }
                         success(&list, s)
                     }
-                    Err(e) => failure(e),
+                    Err(e) => Err(e),
                 }
             })
             .await
@@ -619,8 +614,8 @@ impl CodeIntel {
     async fn get_symbols(
         &self,
         Parameters(p): Parameters<GetSymbolsParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let session = p.session_id.clone();
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         self.shared
             .gated(
@@ -646,7 +641,7 @@ impl CodeIntel {
                             let text = list_text(&list);
                             success(&list, text)
                         }
-                        Err(e) => failure(e),
+                        Err(e) => Err(e.into()),
                     }
                 },
             )
@@ -661,56 +656,57 @@ impl CodeIntel {
     async fn analyze_structure(
         &self,
         Parameters(p): Parameters<AnalyzeStructureParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let session = p.session_id.clone();
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
             .gated(session, "analyze_structure", class, params, async move {
-        let shared = Arc::clone(&self.shared);
-        let path = p.path.clone();
-        let result = blocking(move || -> Result<StructureResult, SymbolError> {
-            let files = shared.scan(Some(&p.path), None)?;
-            let truncated = files.len() > p.max_files;
-            let files = files
-                .into_iter()
-                .take(p.max_files)
-                .map(|(file, s)| FileStructure {
-                    file,
-                    language: s.lang.name().to_string(),
-                    lines: s.line_count,
-                    has_parse_errors: s.has_errors,
-                    symbols: structure(&s.definitions, None),
+                let shared = Arc::clone(&self.shared);
+                let path = p.path.clone();
+                let result = blocking(move || -> Result<StructureResult, SymbolError> {
+                    let files = shared.scan(Some(&p.path), None)?;
+                    let truncated = files.len() > p.max_files;
+                    let files = files
+                        .into_iter()
+                        .take(p.max_files)
+                        .map(|(file, s)| FileStructure {
+                            file,
+                            language: s.lang.name().to_string(),
+                            lines: s.line_count,
+                            has_parse_errors: s.has_errors,
+                            symbols: structure(&s.definitions, None),
+                        })
+                        .collect();
+                    Ok(StructureResult { files, truncated })
                 })
-                .collect();
-            Ok(StructureResult { files, truncated })
-        })
-        .await?;
-        match result {
-            Ok(r) if r.files.is_empty() => failure(format!(
-                "no file with a supported language (python, php, javascript, typescript, css, html) at `{path}`"
-            )),
-            Ok(r) => {
-                let mut s = String::new();
-                for f in &r.files {
-                    let _ = writeln!(
-                        s,
-                        "{} ({}, {} lines{})",
-                        f.file,
-                        f.language,
-                        f.lines,
-                        if f.has_parse_errors {
-                            ", parse errors"
-                        } else {
-                            ""
+                .await?;
+                match result {
+                    Ok(r) if r.files.is_empty() => Err(ToolError::invalid(format!(
+                        "no file with a supported language ({}) at `{path}`",
+                        crate::lang::Lang::names().join(", ")
+                    ))),
+                    Ok(r) => {
+                        let mut s = String::new();
+                        for f in &r.files {
+                            let _ = writeln!(
+                                s,
+                                "{} ({}, {} lines{})",
+                                f.file,
+                                f.language,
+                                f.lines,
+                                if f.has_parse_errors {
+                                    ", parse errors"
+                                } else {
+                                    ""
+                                }
+                            );
+                            render_tree(&mut s, &f.symbols, 1);
                         }
-                    );
-                    render_tree(&mut s, &f.symbols, 1);
+                        success(&r, s)
+                    }
+                    Err(e) => Err(e.into()),
                 }
-                success(&r, s)
-            }
-            Err(e) => failure(e),
-        }
             })
             .await
     }
@@ -723,30 +719,29 @@ impl CodeIntel {
     async fn get_function_at_line(
         &self,
         Parameters(p): Parameters<FunctionAtLineParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let session = p.session_id.clone();
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
             .gated(session, "get_function_at_line", class, params, async move {
         let shared = Arc::clone(&self.shared);
-        let result = blocking(move || -> Result<FunctionAtLine, String> {
-            let abs = shared.repo.resolve(&p.file).map_err(|e| e.to_string())?;
+        let result = blocking(move || -> Result<FunctionAtLine, ToolError> {
+            let abs = shared.repo.resolve(&p.file)?;
             if abs.is_dir() {
-                return Err(format!("`{}` is a directory: give a file", p.file));
+                return Err(ToolError::invalid(format!("`{}` is a directory: give a file", p.file)));
             }
             let syms = shared
                 .symbols
-                .get(&shared.repo, &abs, shared.config.max_file_size)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("`{}` has no supported language (python, php, javascript, typescript, css, html), is binary or larger than max_file_size", p.file))?;
+                .get(&shared.repo, &abs, shared.config.max_file_size)?
+                .ok_or_else(|| ToolError::invalid(format!("`{}` is not in a language code-intel parses ({}), is binary or larger than max_file_size", p.file, crate::lang::Lang::names().join(", "))))?;
             if p.line == 0 || p.line > syms.line_count.max(1) {
-                return Err(format!("line {} is outside `{}` (1-{})", p.line, p.file, syms.line_count));
+                return Err(ToolError::invalid(format!("line {} is outside `{}` (1-{})", p.line, p.file, syms.line_count)));
             }
             let d = syms
                 .enclosing(p.line)
-                .ok_or_else(|| format!("no function, method or class encloses {}:{}; use analyze_structure to see the file's symbols", p.file, p.line))?;
-            let text = std::fs::read(&abs).map_err(|e| e.to_string())?;
+                .ok_or_else(|| ToolError::invalid(format!("no function, method or class encloses {}:{}; use analyze_structure to see the file's symbols", p.file, p.line)))?;
+            let text = std::fs::read(&abs).map_err(ToolError::failed)?;
             let text = String::from_utf8_lossy(&text);
             let source = text.lines().skip(d.line - 1).take(d.end_line + 1 - d.line).collect::<Vec<_>>().join("\n");
             Ok(FunctionAtLine {
@@ -775,7 +770,7 @@ impl CodeIntel {
                 );
                 success(&f, text)
             }
-            Err(e) => failure(e),
+            Err(e) => Err(e),
         }
             })
             .await

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
-use rmcp::{ErrorData, tool, tool_router};
+use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CodeIntel, Shared, blocking, failure, success};
+use super::{CodeIntel, SessionGate, Shared, ToolError, blocking, success};
 use crate::classify::FileClass;
 use crate::index::{self, Readiness, SyncReport};
 use crate::rank::{self, QueryPlan, RankedFile};
@@ -24,10 +24,10 @@ use crate::store::{ForestHit, MapHit, Scope, Store};
 ///
 /// # Errors
 /// A path outside the repository, or an unknown class name.
-fn scope_of(shared: &Shared, scope: &ChunkScope) -> Result<Scope, String> {
+fn scope_of(shared: &Shared, scope: &ChunkScope) -> Result<Scope, ToolError> {
     let mut out = Scope::default();
     if let Some(path) = scope.path.as_deref().filter(|s| !s.is_empty()) {
-        let abs = shared.repo.resolve(path).map_err(|e| e.to_string())?;
+        let abs = shared.repo.resolve(path)?;
         let rel = shared.repo.rel(&abs);
         if abs.is_dir() {
             out.dir = Some(rel).filter(|r| !r.is_empty());
@@ -38,10 +38,10 @@ fn scope_of(shared: &Shared, scope: &ChunkScope) -> Result<Scope, String> {
     out.language = scope.language.as_ref().map(|l| l.to_lowercase());
     for k in &scope.kinds {
         out.classes.push(FileClass::parse(k).ok_or_else(|| {
-            format!(
+            ToolError::invalid(format!(
                 "unknown kind `{k}`: use one of {}",
                 FileClass::ALL.map(FileClass::name).join(", ")
-            )
+            ))
         })?);
     }
     Ok(out)
@@ -75,15 +75,15 @@ struct SearchInputs {
     readiness: Readiness,
 }
 
-/// Scope, store, embedder and readiness; `Err` holds the reply to return
-/// (bad path or kind, model still loading, unreadable index).
-async fn search_inputs(
-    shared: &Shared,
-    scope: &ChunkScope,
-) -> Result<SearchInputs, Result<CallToolResult, ErrorData>> {
-    let scope = scope_of(shared, scope).map_err(failure)?;
-    let embedder = shared.embedder().map_err(|r| Ok(*r))?;
-    let store = shared.store(false).await.map_err(failure)?;
+/// Scope, store, embedder and readiness.
+///
+/// # Errors
+/// A bad path or kind, the model still loading or unavailable, an
+/// unreadable index.
+async fn search_inputs(shared: &Shared, scope: &ChunkScope) -> Result<SearchInputs, ToolError> {
+    let scope = scope_of(shared, scope)?;
+    let embedder = shared.embedder()?;
+    let store = shared.store(false).await?;
     let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
     Ok(SearchInputs {
         scope,
@@ -108,7 +108,7 @@ pub struct ChunkScope {
     /// Only chunks under this repo-relative directory or file.
     #[serde(default)]
     pub path: Option<String>,
-    /// Only chunks of this language (python, php, javascript, typescript, vue, blade, css, scss, html, go, java, rust, json, text).
+    /// Only chunks of this language (php, python, typescript, …; `text` for files chunked in line windows).
     #[serde(default)]
     pub language: Option<String>,
     /// Only files of these classes: source, test, docs, example, config, generated, vendored, lock. Default: all (source ranked first).
@@ -129,9 +129,8 @@ pub struct SemanticSearchParams {
     pub limit: usize,
     #[serde(flatten)]
     pub scope: ChunkScope,
-    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
-    #[serde(default)]
-    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
 }
 
 /// Parameters of `sync_index`.
@@ -168,9 +167,8 @@ pub struct QueryParams {
     pub chunks_per_file: usize,
     #[serde(flatten)]
     pub scope: ChunkScope,
-    /// Session to gate this call (it counts as a forest search: allowed in SEMANTIC) and record it as evidence; omit for the ungated one-shot context before a session.
-    #[serde(default)]
-    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
 }
 
 fn default_chunks_per_file() -> usize {
@@ -208,8 +206,8 @@ impl CodeIntel {
     async fn semantic_search(
         &self,
         Parameters(p): Parameters<SemanticSearchParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let session = p.session_id.clone();
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = if p.collection == Collection::Map {
             ToolClass::Map
@@ -219,34 +217,27 @@ impl CodeIntel {
         self.shared
             .gated(session, "semantic_search", class, params, async move {
                 if p.query.trim().is_empty() {
-                    return failure("query is empty: describe the code you are looking for");
+                    return Err(ToolError::invalid(
+                        "query is empty: describe the code you are looking for",
+                    ));
                 }
                 if !(1..=100).contains(&p.limit) {
-                    return failure("limit must be 1-100");
+                    return Err(ToolError::invalid("limit must be 1-100"));
                 }
                 let SearchInputs {
                     scope,
                     store,
                     embedder,
                     readiness,
-                } = match search_inputs(&self.shared, &p.scope).await {
-                    Ok(i) => i,
-                    Err(r) => return r,
-                };
+                } = search_inputs(&self.shared, &p.scope).await?;
                 let query = p.query.clone();
-                let vector = match blocking(move || embedder.embed_query(&query)).await? {
-                    Ok(v) => v,
-                    Err(e) => return failure(e),
-                };
-                // Map first (SPEC §5): an agreement above the calibrated
+                let vector = blocking(move || embedder.embed_query(&query)).await??;
+                // Map first (docs/sessions.md): an agreement above the calibrated
                 // threshold short-circuits `auto`; forest is not searched then.
                 let map_results = if p.collection == Collection::Forest {
                     Vec::new()
                 } else {
-                    match store.search_map(&vector, p.limit).await {
-                        Ok(r) => r,
-                        Err(e) => return failure(e),
-                    }
+                    store.search_map(&vector, p.limit).await?
                 };
                 let short_circuit = p.collection == Collection::Auto
                     && map_results
@@ -255,10 +246,7 @@ impl CodeIntel {
                 let results = if p.collection == Collection::Map || short_circuit {
                     Vec::new()
                 } else {
-                    match store.search_forest(&vector, p.limit, &scope).await {
-                        Ok(r) => r,
-                        Err(e) => return failure(e),
-                    }
+                    store.search_forest(&vector, p.limit, &scope).await?
                 };
                 let mut s = format!("{}\n", readiness.message);
                 if results.is_empty() && map_results.is_empty() {
@@ -306,16 +294,20 @@ impl CodeIntel {
     async fn query(
         &self,
         Parameters(p): Parameters<QueryParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let session = p.session_id.clone();
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         self.shared
             .gated(session, "query", ToolClass::Forest, params, async move {
                 if p.query.trim().is_empty() {
-                    return failure("query is empty: describe what you want to change or find");
+                    return Err(ToolError::invalid(
+                        "query is empty: describe what you want to change or find",
+                    ));
                 }
                 if !(1..=50).contains(&p.limit) || !(1..=5).contains(&p.chunks_per_file) {
-                    return failure("limit must be 1-50 and chunks_per_file 1-5");
+                    return Err(ToolError::invalid(
+                        "limit must be 1-50 and chunks_per_file 1-5",
+                    ));
                 }
                 let shared = Arc::clone(&self.shared);
                 let SearchInputs {
@@ -323,24 +315,17 @@ impl CodeIntel {
                     store,
                     embedder,
                     readiness,
-                } = match search_inputs(&shared, &p.scope).await {
-                    Ok(i) => i,
-                    Err(r) => return r,
-                };
+                } = search_inputs(&shared, &p.scope).await?;
                 let req = rank::Request {
                     query: p.query.clone(),
                     limit: p.limit,
                     chunks_per_file: p.chunks_per_file,
                     scope,
                 };
-                let outcome = match shared
+                let outcome = shared
                     .ranker
                     .run(&store, embedder, &shared.config.hybrid_weights, &req, false)
-                    .await
-                {
-                    Ok(o) => o,
-                    Err(e) => return failure(e),
-                };
+                    .await?;
                 let plan = &outcome.plan;
                 let top: Vec<&str> = outcome
                     .files
@@ -361,9 +346,9 @@ impl CodeIntel {
                     "decisions",
                     &serde_json::json!({
                         "tool": "query",
-                        "timestamp": crate::index::now_secs(),
+                        "timestamp": crate::util::now_secs(),
                         "query": p.query,
-                        "session_id": p.session_id,
+                        "session_id": p.gate.session_id,
                         "keywords": plan.keywords,
                         "translated": plan.translated,
                         "kind_hints": plan.kind_hints,
@@ -396,16 +381,10 @@ impl CodeIntel {
     async fn sync_index(
         &self,
         Parameters(p): Parameters<SyncIndexParams>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResult, ToolError> {
         let shared = &self.shared;
-        let embedder = match shared.embedder() {
-            Ok(e) => e,
-            Err(r) => return Ok(*r),
-        };
-        let store = match shared.store(p.force).await {
-            Ok(s) => s,
-            Err(e) => return failure(e),
-        };
+        let embedder = shared.embedder()?;
+        let store = shared.store(p.force).await?;
         match index::sync(
             &shared.repo,
             &shared.config,
@@ -429,9 +408,12 @@ impl CodeIntel {
             }
             Err(crate::index::IndexError::Busy) => {
                 let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
-                failure(format!("a sync is already running: {}", readiness.message))
+                Err(ToolError::failed(format!(
+                    "a sync is already running: {}",
+                    readiness.message
+                )))
             }
-            Err(e) => failure(e),
+            Err(e) => Err(e.into()),
         }
     }
 }

@@ -2,8 +2,11 @@
 //! tool group; results are structured content plus readable text.
 
 mod code_tools;
+mod error;
 mod index_tools;
 mod session_tools;
+
+pub use error::ToolError;
 
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
@@ -16,14 +19,14 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::embed::{E5_DIM, Embedder, FastEmbedder};
 use crate::index::{self, Progress};
-use crate::learn::{Evidence, SessionStore};
+use crate::learn::SessionStore;
 use crate::repo::Repo;
 use crate::search::symbols::SymbolCache;
-use crate::session::{self, ToolClass};
-use crate::store::{Store, StoreError};
+use crate::session::{self, Evidence, ToolClass};
+use crate::store::Store;
 
 /// Seconds a caller should wait when the model is still loading (e5 fp32
-/// loads in 2.7–3.6 s on the reference machine, ENVIRONMENT.md).
+/// loads in 2.7–3.6 s on a 2-core machine; README § Speed, memory and quality).
 const MODEL_RETRY_AFTER_SECONDS: u64 = 5;
 
 /// Load state of the embedding model.
@@ -31,6 +34,15 @@ pub enum ModelState {
     Loading(Instant),
     Ready(Arc<dyn Embedder>),
     Failed(String),
+}
+
+/// The optional session a read-only tool is gated by (flattened into its
+/// parameters).
+#[derive(Debug, Default, Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct SessionGate {
+    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// State shared by every tool call.
@@ -55,35 +67,30 @@ impl Shared {
     ///
     /// # Errors
     /// The index cannot be opened (message names the fix).
-    pub async fn store(&self, rebuild: bool) -> Result<Arc<Store>, String> {
+    pub async fn store(&self, rebuild: bool) -> Result<Arc<Store>, ToolError> {
         let mut slot = self.store.lock().await;
         if let Some(s) = slot.as_ref() {
             return Ok(Arc::clone(s));
         }
-        let store = Store::open_or_rebuild(&self.repo.state_dir().join("lance"), E5_DIM, rebuild)
-            .await
-            .map_err(|e: StoreError| e.to_string())?;
+        let store =
+            Store::open_or_rebuild(&self.repo.state_dir().join("lance"), E5_DIM, rebuild).await?;
         let store = Arc::new(store);
         *slot = Some(Arc::clone(&store));
         Ok(store)
     }
 
-    /// The embedder, or a tool error saying why it is not available.
-    pub fn embedder(&self) -> Result<Arc<dyn Embedder>, Box<CallToolResult>> {
+    /// The embedder, or why it is not available.
+    pub fn embedder(&self) -> Result<Arc<dyn Embedder>, ToolError> {
         match &*self.model.read().unwrap_or_else(|e| e.into_inner()) {
             ModelState::Ready(e) => Ok(Arc::clone(e)),
-            ModelState::Loading(since) => Err(Box::new(error_json(&serde_json::json!({
-                "error": "model_loading",
-                "message": format!(
+            ModelState::Loading(since) => Err(ToolError::NotReady {
+                message: format!(
                     "the embedding model is still loading ({:.0} s so far); text and symbol tools work now",
                     since.elapsed().as_secs_f64()
                 ),
-                "retry_after_seconds": MODEL_RETRY_AFTER_SECONDS,
-            })))),
-            ModelState::Failed(msg) => Err(Box::new(error_json(&serde_json::json!({
-                "error": "model_unavailable",
-                "message": msg,
-            })))),
+                retry_after_seconds: MODEL_RETRY_AFTER_SECONDS,
+            }),
+            ModelState::Failed(msg) => Err(ToolError::Unavailable(msg.clone())),
         }
     }
 }
@@ -247,35 +254,62 @@ impl ServerHandler for CodeIntel {
 }
 
 impl Shared {
-    /// For a call with a `session_id`: the gate's refusal as a tool result,
-    /// or `None` when the call may go ahead. Calls without a session are
-    /// ungated.
+    /// For a call with a `session_id`: the gate's refusal (recorded in the
+    /// session), or `Ok` when the call may go ahead. Calls without a session
+    /// are ungated.
+    ///
+    /// # Errors
+    /// [`ToolError::Refused`], or an unknown session.
     pub fn gate(
         &self,
         session_id: Option<&str>,
         tool: &str,
         class: ToolClass,
-    ) -> Option<CallToolResult> {
-        let id = session_id?;
-        let s = match self.sessions.get(id) {
-            Ok(s) => s,
-            Err(e) => {
-                return Some(CallToolResult::error(vec![ContentBlock::text(
-                    e.to_string(),
-                )]));
-            }
+    ) -> Result<(), ToolError> {
+        let Some(id) = session_id else {
+            return Ok(());
         };
-        let refusal = session::gate(s.phase, class).err()?;
-        let note = format!("{tool} refused in {:?}: {}", s.phase, refusal.reason);
-        if let Err(e) = self.sessions.update(id, |s| s.refusals.push(note)) {
-            tracing::warn!("cannot record refusal: {e}");
-        }
-        Some(error_json(&serde_json::json!({
-            "error": "gate_refused",
-            "phase": s.phase,
-            "message": refusal.reason,
-            "recovery_options": refusal.recovery_options,
-        })))
+        let phase = self.sessions.get(id)?.phase;
+        let Err(refusal) = session::gate(phase, class) else {
+            return Ok(());
+        };
+        let note = format!("{tool} refused in {phase:?}: {}", refusal.reason);
+        self.apply(id, session::Event::Refused { note })?;
+        Err(ToolError::Refused {
+            phase: Some(phase),
+            reason: refusal.reason,
+            recovery_options: refusal.recovery_options,
+        })
+    }
+
+    /// Applies one event to a session under its lock (blocking file I/O:
+    /// callers on the async runtime use [`blocking`] for long work, this is
+    /// one small file).
+    ///
+    /// # Errors
+    /// Unknown or unreadable session, a refusal or invalid event.
+    pub fn apply(
+        &self,
+        id: &str,
+        event: session::Event,
+    ) -> Result<(session::Step, session::Session), ToolError> {
+        self.apply_with(id, event, &NoFacts)
+    }
+
+    /// [`Shared::apply`] with facts about the code.
+    ///
+    /// # Errors
+    /// As [`Shared::apply`].
+    pub fn apply_with(
+        &self,
+        id: &str,
+        event: session::Event,
+        facts: &dyn session::CodeFacts,
+    ) -> Result<(session::Step, session::Session), ToolError> {
+        let (step, s) = self
+            .sessions
+            .update(id, |s| session::transition(s, event, facts))?;
+        Ok((step?, s))
     }
 
     /// Runs a code tool under the gate: refused calls return the refusal,
@@ -286,11 +320,9 @@ impl Shared {
         tool: &str,
         class: ToolClass,
         params: serde_json::Value,
-        body: impl std::future::Future<Output = Result<CallToolResult, ErrorData>>,
-    ) -> Result<CallToolResult, ErrorData> {
-        if let Some(refused) = self.gate(session_id.as_deref(), tool, class) {
-            return Ok(refused);
-        }
+        body: impl std::future::Future<Output = Result<CallToolResult, ToolError>>,
+    ) -> Result<CallToolResult, ToolError> {
+        self.gate(session_id.as_deref(), tool, class)?;
         let out = body.await?;
         self.record(session_id.as_deref(), tool, params, &out);
         Ok(out)
@@ -320,24 +352,36 @@ impl Shared {
             .and_then(|c| c.as_text())
             .map(|t| t.text.lines().next().unwrap_or("").to_string())
             .unwrap_or_default();
-        let tool = tool.to_string();
-        let r = self.sessions.update(id, |s| {
-            s.tools_used.insert(tool.clone());
-            s.files_seen.extend(files.iter().cloned());
-            s.explored.extend(files.iter().cloned());
-            let phase = s.phase;
-            s.evidence.push(Evidence {
-                tool,
-                params,
-                summary,
-                files: files.into_iter().collect(),
-                at: index::now_secs(),
-                phase,
-            });
-        });
-        if let Err(e) = r {
-            tracing::warn!("cannot record evidence: {e}");
+        let phase = match self.sessions.get(id) {
+            Ok(s) => s.phase,
+            Err(e) => {
+                tracing::warn!("cannot record evidence: {e}");
+                return;
+            }
+        };
+        let evidence = Evidence {
+            tool: tool.to_string(),
+            params,
+            summary,
+            files: files.into_iter().collect(),
+            at: crate::util::now_secs(),
+            phase,
+        };
+        if let Err(e) = self.apply(id, session::Event::ToolRecorded { evidence }) {
+            tracing::warn!("cannot record evidence: {e:?}");
         }
+    }
+}
+
+/// For events that need no facts about the code.
+struct NoFacts;
+
+impl session::CodeFacts for NoFacts {
+    fn symbol_exists(&self, _: &str) -> bool {
+        false
+    }
+    fn file_exists(&self, _: &str) -> bool {
+        false
     }
 }
 
@@ -360,34 +404,19 @@ fn collect_files(v: &serde_json::Value, out: &mut std::collections::BTreeSet<Str
 
 /// A successful result: `value` as structured content, `text` for people
 /// and models that read only text.
-pub(crate) fn success<T: Serialize>(value: &T, text: String) -> Result<CallToolResult, ErrorData> {
+pub(crate) fn success<T: Serialize>(value: &T, text: String) -> Result<CallToolResult, ToolError> {
     let json = serde_json::to_value(value)
-        .map_err(|e| ErrorData::internal_error(format!("cannot serialise result: {e}"), None))?;
+        .map_err(|e| ToolError::failed(format!("cannot serialise result: {e}")))?;
     let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
     r.structured_content = Some(json);
     Ok(r)
 }
 
-/// A tool-level failure the agent can act on. Invalid arguments are reported
-/// this way too, not as JSON-RPC errors, so the model sees the message and
-/// can correct the call (MCP SEP-1303).
-pub(crate) fn failure(message: impl std::fmt::Display) -> Result<CallToolResult, ErrorData> {
-    Ok(CallToolResult::error(vec![ContentBlock::text(
-        message.to_string(),
-    )]))
-}
-
-pub(crate) fn error_json(value: &serde_json::Value) -> CallToolResult {
-    let mut r = CallToolResult::error(vec![ContentBlock::text(value.to_string())]);
-    r.structured_content = Some(value.clone());
-    r
-}
-
-/// Runs CPU-bound tool work on the blocking pool.
+/// Runs CPU-bound or blocking tool work on the blocking pool.
 pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ErrorData> {
+) -> Result<T, ToolError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ErrorData::internal_error(format!("tool worker failed: {e}"), None))
+        .map_err(|e| ToolError::failed(format!("tool worker failed: {e}")))
 }

@@ -1,26 +1,29 @@
-//! Session tools (SPEC §5): the phase gate, quote-verified query frames,
-//! server-computed confidence, calibrated relevance checks, hypotheses and
-//! their verification, the write gate, recovery and the learning loop.
-//! Refusals are tool results with `recovery_options`.
+//! Session tools (docs/sessions.md): start, frame, status, understanding,
+//! relevance, hypotheses and their verification, the write gate, recovery
+//! and the learning loop. Handlers parse parameters, gather facts about the
+//! code, apply one [`session::Event`] through the state machine under the
+//! session's lock, and format the result; refusals are tool errors with
+//! `recovery_options`.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
-use rmcp::{ErrorData, tool, tool_router};
+use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CodeIntel, Shared, blocking, error_json, failure, success};
+use super::{CodeIntel, Shared, ToolError, blocking, success};
 use crate::index;
-use crate::learn::{Hypothesis, LearnedPair, RelevanceCheck, Session};
+use crate::learn::LearnedPair;
 use crate::relevance::{self, CALIBRATED};
 use crate::search::symbols::{Definition, qualifier_matches, split_qualified};
 use crate::session::{
-    self, BEFORE_SEMANTIC, HypothesisState, Intent, Phase, Requirement, SemanticReason, Slot,
-    SlotName, Understanding,
+    self, Event, Hypothesis, HypothesisState, Intent, Phase, RelevanceCheck, Requirement,
+    SemanticReason, Session, Slot, SlotName, Understanding, Verification,
 };
+use crate::util::now_secs;
 
 /// Parameters of `start_session`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -31,7 +34,7 @@ pub struct StartSessionParams {
     pub query: String,
 }
 
-/// Parameters naming a session.
+/// Parameters naming a session (flattened into every session tool's).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SessionParams {
     /// The id returned by start_session.
@@ -58,8 +61,8 @@ pub struct SlotsInput {
 /// Parameters of `set_query_frame`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SetQueryFrameParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// Slots extracted from the request; every `quote` must be a verbatim excerpt of it.
     pub slots: SlotsInput,
 }
@@ -67,8 +70,8 @@ pub struct SetQueryFrameParams {
 /// Parameters of `submit_understanding`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SubmitUnderstandingParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     #[serde(flatten)]
     pub understanding: Understanding,
     /// To enter SEMANTIC when exact tools found nothing: a reason per missing requirement (symbols: no_definition_found | architecture_unknown; entry_points: no_definition_found | no_reference_found; patterns: no_similar_implementation | architecture_unknown; files: context_fragmented | architecture_unknown).
@@ -79,8 +82,8 @@ pub struct SubmitUnderstandingParams {
 /// Parameters of `validate_symbol_relevance`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ValidateRelevanceParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// The natural-language term from the request, e.g. ログイン.
     pub nl_term: String,
     /// Symbols the agent maps it to.
@@ -105,8 +108,8 @@ pub struct HypothesisInput {
 /// Parameters of `submit_semantic`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SubmitSemanticParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// Candidates from forest search, each with its file and the slot or requirement it fills.
     pub hypotheses: Vec<HypothesisInput>,
 }
@@ -126,8 +129,8 @@ pub struct VerificationInput {
 /// Parameters of `submit_verification`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SubmitVerificationParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// One result per hypothesis symbol: confirmed with code evidence, or rejected.
     pub results: Vec<VerificationInput>,
 }
@@ -135,8 +138,8 @@ pub struct SubmitVerificationParams {
 /// Parameters of `check_write_target`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct CheckWriteParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// Repo-relative file about to be edited or created.
     pub file_path: String,
     /// Allow creating a file that does not exist yet, in a directory explored in this session. Default false.
@@ -147,8 +150,8 @@ pub struct CheckWriteParams {
 /// Parameters of `add_explored_files`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct AddExploredParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// Repo-relative files that were read and may be written.
     pub files: Vec<String>,
 }
@@ -156,8 +159,8 @@ pub struct AddExploredParams {
 /// Parameters of `revert_to_exploration`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct RevertParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// Keep the submitted understanding, hypotheses and explored files. Default true.
     #[serde(default = "yes")]
     pub keep_results: bool,
@@ -179,8 +182,8 @@ pub enum Outcome {
 /// Parameters of `record_outcome`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct RecordOutcomeParams {
-    /// The id returned by start_session.
-    pub session_id: String,
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// success, failure or partial.
     pub outcome: Outcome,
     /// What worked or went wrong.
@@ -269,7 +272,7 @@ fn view(s: &Session) -> SessionView {
 }
 
 /// The session view as a successful tool result.
-fn respond_view(s: &Session) -> Result<CallToolResult, ErrorData> {
+fn respond_view(s: &Session) -> Result<CallToolResult, ToolError> {
     let v = view(s);
     let text = view_text(&v);
     success(&v, text)
@@ -282,7 +285,7 @@ fn view_text(v: &SessionView) -> String {
     )
 }
 
-/// Hints and tools per missing slot (seed v3.6 SLOT_TO_TOOLS).
+/// Hints and tools per missing slot (docs/sessions.md § Risk).
 fn guidance(slot: SlotName) -> serde_json::Value {
     let (hint, tools): (&str, &[&str]) = match slot {
         SlotName::TargetFeature => (
@@ -311,27 +314,38 @@ fn guidance(slot: SlotName) -> serde_json::Value {
 
 const EXTRACTION_PROMPT: &str = "Extract from the user's request, for each slot, a short `value` (English is fine) and a `quote`: the exact words of the request that support it, copied verbatim (the server rejects quotes that are not in the request). Leave a slot out when the request does not say it. Slots: target_feature (feature or component), trigger_condition (when it happens), observed_issue (what goes wrong now), desired_action (what to do). Then call set_query_frame with {\"session_id\": ..., \"slots\": {\"target_feature\": {\"value\": ..., \"quote\": ...}, ...}}.";
 
-impl Shared {
-    fn refuse(
-        &self,
-        id: &str,
-        reason: String,
-        options: &[&str],
-    ) -> Result<CallToolResult, ErrorData> {
-        let note = reason.clone();
-        if let Err(e) = self.sessions.update(id, |s| s.refusals.push(note)) {
-            tracing::warn!("cannot record refusal: {e}");
+/// What the state machine needs to know about the repository, computed on
+/// the blocking pool (the first call parses every file; later ones reuse the
+/// symbol cache).
+struct RepoFacts {
+    defs: Vec<Definition>,
+    names: HashSet<String>,
+    repo: crate::repo::Repo,
+}
+
+impl session::CodeFacts for RepoFacts {
+    /// True when `symbol` (plain or qualified: `Class::method`,
+    /// `Class.method`, `Ns\Class`) names a definition.
+    fn symbol_exists(&self, symbol: &str) -> bool {
+        let (qualifier, name) = split_qualified(symbol);
+        match qualifier {
+            None => self.names.contains(&name),
+            Some(q) => self
+                .defs
+                .iter()
+                .any(|d| d.name == name && qualifier_matches(&q, d)),
         }
-        Ok(error_json(&serde_json::json!({
-            "error": "gate_refused",
-            "message": reason,
-            "recovery_options": options,
-        })))
     }
 
-    /// Every definition in the repository (parses on first use, then cached
-    /// per file). CPU-bound: call it on the blocking pool.
-    fn known_symbols(&self) -> KnownSymbols {
+    fn file_exists(&self, rel: &str) -> bool {
+        self.repo.resolve(rel).is_ok_and(|p| p.is_file())
+    }
+}
+
+impl Shared {
+    /// Every definition in the repository. CPU-bound: call it through
+    /// [`Shared::with_facts`].
+    fn facts(&self) -> RepoFacts {
         let root = self.repo.root().to_path_buf();
         let defs: Vec<Definition> = self
             .symbols
@@ -343,50 +357,26 @@ impl Shared {
                     .collect()
             })
             .unwrap_or_default();
-        KnownSymbols {
+        RepoFacts {
             names: defs.iter().map(|d| d.name.clone()).collect(),
             defs,
+            repo: self.repo.clone(),
         }
     }
 
-    /// Checks an understanding against the code and the session's evidence.
-    /// CPU-bound: call it on the blocking pool.
-    fn assess(&self, s: &Session, u: &Understanding) -> session::Assessment {
-        let known = self.known_symbols();
-        let symbol_exists = |sym: &str| known.exists(sym);
-        let file_exists = |f: &str| self.file_exists(f);
-        let facts = session::Facts {
-            symbol_exists: &symbol_exists,
-            file_exists: &file_exists,
-            files_seen: &s.files_seen,
-            tools_used: &s.tools_used,
-        };
-        session::assess(&s.requirements, u, &facts)
-    }
-
-    fn file_exists(&self, rel: &str) -> bool {
-        self.repo.resolve(rel).is_ok_and(|p| p.is_file())
-    }
-}
-
-/// Definitions of the repository, for existence checks of claimed symbols.
-struct KnownSymbols {
-    defs: Vec<Definition>,
-    names: HashSet<String>,
-}
-
-impl KnownSymbols {
-    /// True when `symbol` (plain or qualified: `Class::method`, `Class.method`,
-    /// `Ns\Class`) names a definition.
-    fn exists(&self, symbol: &str) -> bool {
-        let (qualifier, name) = split_qualified(symbol);
-        match qualifier {
-            None => self.names.contains(&name),
-            Some(q) => self
-                .defs
-                .iter()
-                .any(|d| d.name == name && qualifier_matches(&q, d)),
-        }
+    /// Applies `event` with facts about the code, all on the blocking pool
+    /// (parsing, then the session's locked read-modify-write).
+    async fn apply_event(
+        self: &Arc<Self>,
+        id: &str,
+        event: Event,
+    ) -> Result<(session::Step, Session), ToolError> {
+        let (shared, id) = (Arc::clone(self), id.to_string());
+        blocking(move || {
+            let facts = shared.facts();
+            shared.apply_with(&id, event, &facts)
+        })
+        .await?
     }
 }
 
@@ -402,15 +392,14 @@ impl CodeIntel {
     async fn start_session(
         &self,
         Parameters(p): Parameters<StartSessionParams>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResult, ToolError> {
         if p.query.trim().is_empty() {
-            return failure("query is empty: pass the user's request verbatim");
+            return Err(ToolError::invalid(
+                "query is empty: pass the user's request verbatim",
+            ));
         }
         let shared = &self.shared;
-        let s = match shared.sessions.put(Session::new(p.intent, &p.query)) {
-            Ok(s) => s,
-            Err(e) => return failure(e),
-        };
+        let s = shared.sessions.create(Session::new(p.intent, &p.query))?;
         *shared
             .current_session
             .lock()
@@ -436,7 +425,7 @@ impl CodeIntel {
         let _ = shared.sessions.log(
             "decisions",
             &serde_json::json!({
-                "at": index::now_secs(), "session_id": s.id, "tool": "start_session", "intent": s.intent,
+                "at": now_secs(), "session_id": s.id, "tool": "start_session", "intent": s.intent,
                 "query": s.query, "risk": s.risk, "map_hint": map_hint, "map_checked": map_checked,
             }),
         );
@@ -478,7 +467,8 @@ impl CodeIntel {
     async fn set_query_frame(
         &self,
         Parameters(p): Parameters<SetQueryFrameParams>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResult, ToolError> {
+        let id = p.session.session_id;
         let slots: Vec<(SlotName, Slot)> = [
             (SlotName::TargetFeature, p.slots.target_feature),
             (SlotName::TriggerCondition, p.slots.trigger_condition),
@@ -488,10 +478,7 @@ impl CodeIntel {
         .into_iter()
         .filter_map(|(n, s)| s.map(|s| (n, s)))
         .collect();
-        let query = match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => s.query,
-            Err(e) => return failure(e),
-        };
+        let query = self.shared.sessions.get(&id)?.query;
         let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
         // Value/quote consistency: a value that means something else than its
         // quote (below the calibrated reject threshold) is rejected too. Needs
@@ -512,7 +499,10 @@ impl CodeIntel {
                                 frame.remove(&name);
                                 rejected.push(session::SlotRejection {
                                     slot: name,
-                                    reason: format!("value does not match its quote (similarity {score:.3} < {:.3})", CALIBRATED.reject),
+                                    reason: format!(
+                                        "value does not match its quote (similarity {score:.3} < {:.3})",
+                                        CALIBRATED.reject
+                                    ),
                                 });
                             }
                         }
@@ -523,16 +513,7 @@ impl CodeIntel {
             }
             Err(_) => false,
         };
-        let frame2 = frame.clone();
-        let result = self.shared.sessions.update(&p.session_id, |s| {
-            s.frame = frame2;
-            s.frame_set = true;
-            s.rescore();
-        });
-        let s = match result {
-            Ok((_, s)) => s,
-            Err(e) => return failure(e),
-        };
+        let (_, s) = self.shared.apply(&id, Event::FrameSet { frame })?;
         let missing = session::missing_slots(&s.frame);
         let out = serde_json::json!({
             "accepted": s.frame,
@@ -568,11 +549,8 @@ impl CodeIntel {
     async fn get_session_status(
         &self,
         Parameters(p): Parameters<SessionParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => respond_view(&s),
-            Err(e) => failure(e),
-        }
+    ) -> Result<CallToolResult, ToolError> {
+        respond_view(&self.shared.sessions.get(&p.session_id)?)
     }
 
     /// Submits what the agent found. The server checks every claim against the code (symbols must have definitions, files must exist and have been seen in this session, entry points must be among the symbols, patterns need files), computes confidence and moves to READY when the requirements for the intent and risk are met — or to SEMANTIC when exact tools were tried and a valid reason is given for each missing requirement.
@@ -585,102 +563,34 @@ impl CodeIntel {
     async fn submit_understanding(
         &self,
         Parameters(p): Parameters<SubmitUnderstandingParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let s = match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => s,
-            Err(e) => return failure(e),
+    ) -> Result<CallToolResult, ToolError> {
+        let event = Event::UnderstandingSubmitted {
+            understanding: p.understanding,
+            semantic_reasons: p.semantic_reasons,
         };
-        if s.phase != Phase::Exploration {
-            return self.shared.refuse(
-                &s.id,
-                format!(
-                    "submit_understanding is for EXPLORATION; the session is in {:?}",
-                    s.phase
-                ),
-                &["get_session_status", "revert_to_exploration"],
-            );
-        }
-        if !s.frame_set && matches!(s.intent, Intent::Implement | Intent::Modify) {
-            return self.shared.refuse(
-                &s.id,
-                "set the query frame first".into(),
-                &["set_query_frame"],
-            );
-        }
-        let u = p.understanding;
-        let shared = Arc::clone(&self.shared);
-        let (u2, s2) = (u.clone(), s.clone());
-        let assessment = blocking(move || shared.assess(&s2, &u2)).await?;
-        let missing: Vec<Requirement> = assessment.missing.keys().copied().collect();
-        let tried: Vec<&str> = BEFORE_SEMANTIC
-            .iter()
-            .copied()
-            .filter(|t| !s.tools_used.contains(*t))
-            .collect();
-        let reasons_ok = !missing.is_empty()
-            && missing.iter().all(|m| {
-                p.semantic_reasons
-                    .get(m)
-                    .is_some_and(|r| session::reason_fits(*m, *r))
-            });
-        let pending = s
-            .hypotheses
-            .iter()
-            .any(|h| h.state == HypothesisState::Hypothesis);
-        let (phase, note) = if assessment.complete() && !pending {
-            (Phase::Ready, "requirements met: READY".to_string())
-        } else if !p.semantic_reasons.is_empty() && !tried.is_empty() {
-            (
-                Phase::Exploration,
-                format!("SEMANTIC needs {tried:?} to have been tried in this session first"),
-            )
-        } else if !p.semantic_reasons.is_empty() && !reasons_ok {
-            (
-                Phase::Exploration,
-                "each missing requirement needs a fitting reason to enter SEMANTIC (symbols: no_definition_found|architecture_unknown; entry_points: no_definition_found|no_reference_found; patterns: no_similar_implementation|architecture_unknown; files: context_fragmented|architecture_unknown)".to_string(),
-            )
-        } else if reasons_ok && assessment.rejected_claims.is_empty() {
-            (
-                Phase::Semantic,
-                "entering SEMANTIC: search forest for hypotheses".to_string(),
-            )
-        } else {
-            (
-                Phase::Exploration,
-                "requirements not met: keep exploring".to_string(),
-            )
-        };
-        let a2 = assessment.clone();
-        let valid_files: Vec<String> = u
-            .files_analyzed
-            .iter()
-            .filter(|f| s.files_seen.contains(*f))
-            .cloned()
-            .collect();
-        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
-            s.understanding = Some(u);
-            s.last_assessment = Some(a2);
-            s.explored.extend(valid_files);
-            s.phase = phase;
-        }) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
-        };
+        let (step, s) = self
+            .shared
+            .apply_event(&p.session.session_id, event)
+            .await?;
+        let a = step.assessment.unwrap_or_else(|| session::Assessment {
+            rejected_claims: Vec::new(),
+            missing: BTreeMap::new(),
+            missing_slot_evidence: Vec::new(),
+            missing_tools: Vec::new(),
+            confidence: 0.0,
+        });
         let out = serde_json::json!({
             "phase": s.phase,
-            "confidence": assessment.confidence,
-            "assessment": assessment,
+            "confidence": a.confidence,
+            "assessment": a,
             "requirements": s.requirements,
             "risk_level": s.risk,
-            "note": note,
+            "note": step.note,
             "next": next_step(&s),
         });
         let text = format!(
-            "{note}; confidence {:.2}; rejected claims: {}; missing: {:?}; missing tools: {:?}",
-            assessment.confidence,
-            assessment.rejected_claims.len(),
-            assessment.missing,
-            assessment.missing_tools
+            "{}; confidence {:.2}; rejected claims: {:?}; missing: {:?}; missing tools: {:?}",
+            step.note, a.confidence, a.rejected_claims, a.missing, a.missing_tools
         );
         success(&out, text)
     }
@@ -695,28 +605,27 @@ impl CodeIntel {
     async fn validate_symbol_relevance(
         &self,
         Parameters(p): Parameters<ValidateRelevanceParams>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResult, ToolError> {
         if p.code_evidence.trim().is_empty() {
-            return failure(
+            return Err(ToolError::invalid(
                 "code_evidence is required: say where in the code (file:line) the term and the symbol meet",
-            );
+            ));
         }
         if p.symbols.is_empty() {
-            return failure("symbols is empty");
+            return Err(ToolError::invalid("symbols is empty"));
         }
-        if let Err(e) = self.shared.sessions.get(&p.session_id) {
-            return failure(e);
-        }
-        let embedder = match self.shared.embedder() {
-            Ok(e) => e,
-            Err(r) => return Ok(*r),
-        };
+        let id = p.session.session_id.clone();
+        self.shared.sessions.get(&id)?;
+        let embedder = self.shared.embedder()?;
         // A symbol with no definition is rejected whatever its score.
         let shared = Arc::clone(&self.shared);
         let wanted = p.symbols.clone();
         let undefined: HashSet<String> = blocking(move || {
-            let known = shared.known_symbols();
-            wanted.into_iter().filter(|s| !known.exists(s)).collect()
+            let facts = shared.facts();
+            wanted
+                .into_iter()
+                .filter(|s| !session::CodeFacts::symbol_exists(&facts, s))
+                .collect()
         })
         .await?;
         let pairs: Vec<(String, String)> = p
@@ -724,11 +633,7 @@ impl CodeIntel {
             .iter()
             .map(|s| (p.nl_term.clone(), relevance::symbol_text(s)))
             .collect();
-        let scores =
-            match blocking(move || relevance::score_pairs(embedder.as_ref(), &pairs)).await? {
-                Ok(s) => s,
-                Err(e) => return failure(e),
-            };
+        let scores = blocking(move || relevance::score_pairs(embedder.as_ref(), &pairs)).await??;
         let checks: Vec<RelevanceCheck> = p
             .symbols
             .iter()
@@ -745,7 +650,7 @@ impl CodeIntel {
             })
             .collect();
         let grey = checks.iter().any(|c| c.tier == "grey");
-        let rejected: Vec<&RelevanceCheck> = checks.iter().filter(|c| c.tier == "reject").collect();
+        let rejected = checks.iter().filter(|c| c.tier == "reject").count();
         let learned: Vec<LearnedPair> = self
             .shared
             .sessions
@@ -753,17 +658,12 @@ impl CodeIntel {
             .into_iter()
             .filter(|l| session::normalize(&l.term) == session::normalize(&p.nl_term))
             .collect();
-        let checks2 = checks.clone();
-        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
-            s.relevance.extend(checks2);
-            if grey {
-                s.grey_zone = true;
-                s.rescore();
-            }
-        }) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
-        };
+        let (_, s) = self.shared.apply(
+            &id,
+            Event::RelevanceChecked {
+                checks: checks.clone(),
+            },
+        )?;
         let out = serde_json::json!({
             "results": checks,
             "thresholds": CALIBRATED,
@@ -771,8 +671,8 @@ impl CodeIntel {
             "risk_forced_high": grey,
             "learned_pairs": learned,
             "undefined_symbols": undefined,
-            "guidance": if rejected.is_empty() { serde_json::Value::Null } else {
-                serde_json::json!(format!("{} symbol(s) do not match `{}`: look again with find_definitions / search_text for the term's meaning, or semantic_search(map)", rejected.len(), p.nl_term))
+            "guidance": if rejected == 0 { serde_json::Value::Null } else {
+                serde_json::json!(format!("{rejected} symbol(s) do not match `{}`: look again with find_definitions / search_text for the term's meaning, or semantic_search(map)", p.nl_term))
             },
         });
         let text = checks
@@ -793,63 +693,29 @@ impl CodeIntel {
     async fn submit_semantic(
         &self,
         Parameters(p): Parameters<SubmitSemanticParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let s = match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => s,
-            Err(e) => return failure(e),
-        };
-        if s.phase != Phase::Semantic {
-            return self.shared.refuse(
-                &s.id,
-                format!(
-                    "submit_semantic is for SEMANTIC; the session is in {:?}",
-                    s.phase
-                ),
-                &[
-                    "submit_understanding with semantic_reasons",
-                    "get_session_status",
-                ],
-            );
-        }
-        if !s.evidence.iter().any(|e| {
-            matches!(e.tool.as_str(), "semantic_search" | "query") && e.phase == Phase::Semantic
-        }) {
-            return self.shared.refuse(
-                &s.id,
-                "no forest search in this SEMANTIC phase yet".into(),
-                &["semantic_search with collection=forest and session_id"],
-            );
-        }
-        if p.hypotheses.is_empty() {
-            return failure("hypotheses is empty");
-        }
-        if let Some(h) = p
+    ) -> Result<CallToolResult, ToolError> {
+        let hypotheses = p
             .hypotheses
-            .iter()
-            .find(|h| !self.shared.file_exists(&h.file))
-        {
-            return failure(format!(
-                "hypothesis `{}`: file `{}` does not exist",
-                h.symbol, h.file
-            ));
-        }
-        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
-            for h in p.hypotheses {
-                s.hypotheses.push(Hypothesis {
-                    symbol: h.symbol,
-                    file: h.file,
-                    slot_source: h.slot_source,
-                    reason: h.reason,
-                    state: HypothesisState::Hypothesis,
-                    evidence: None,
-                });
-            }
-            s.phase = Phase::Verification;
-        }) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
-        };
-        respond_view(&s)
+            .into_iter()
+            .map(|h| Hypothesis {
+                symbol: h.symbol,
+                file: h.file,
+                slot_source: h.slot_source,
+                reason: h.reason,
+                state: HypothesisState::Hypothesis,
+                evidence: None,
+            })
+            .collect();
+        let (step, s) = self
+            .shared
+            .apply_event(
+                &p.session.session_id,
+                Event::SemanticSubmitted { hypotheses },
+            )
+            .await?;
+        let v = view(&s);
+        let text = format!("{}. {}", step.note, view_text(&v));
+        success(&v, text)
     }
 
     /// In VERIFICATION: confirms each hypothesis (→ FACT, needs code evidence and an existing definition) or rejects it. When none is left unverified, the understanding is re-assessed: READY if the requirements are met, else back to EXPLORATION.
@@ -862,123 +728,25 @@ impl CodeIntel {
     async fn submit_verification(
         &self,
         Parameters(p): Parameters<SubmitVerificationParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let s = match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => s,
-            Err(e) => return failure(e),
-        };
-        if s.phase != Phase::Verification {
-            return self.shared.refuse(
-                &s.id,
-                format!(
-                    "submit_verification is for VERIFICATION; the session is in {:?}",
-                    s.phase
-                ),
-                &["get_session_status"],
-            );
-        }
-        if let Some(r) = p
+    ) -> Result<CallToolResult, ToolError> {
+        let results = p
             .results
-            .iter()
-            .find(|r| r.confirmed && r.evidence.trim().is_empty())
-        {
-            return failure(format!(
-                "confirming `{}` needs code evidence (file:line and what it shows)",
-                r.symbol
-            ));
-        }
-        let shared = Arc::clone(&self.shared);
-        let symbols: Vec<String> = p
-            .results
-            .iter()
-            .filter(|r| r.confirmed)
-            .map(|r| r.symbol.clone())
+            .into_iter()
+            .map(|r| Verification {
+                symbol: r.symbol,
+                confirmed: r.confirmed,
+                evidence: r.evidence,
+            })
             .collect();
-        let missing_defs = blocking(move || {
-            let known = shared.known_symbols();
-            symbols
-                .into_iter()
-                .filter(|s| !known.exists(s))
-                .collect::<Vec<_>>()
-        })
-        .await?;
-        if !missing_defs.is_empty() {
-            return failure(format!(
-                "cannot confirm {missing_defs:?}: no definition in the repository"
-            ));
-        }
-        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
-            for r in &p.results {
-                for h in s
-                    .hypotheses
-                    .iter_mut()
-                    .filter(|h| h.symbol == r.symbol && h.state == HypothesisState::Hypothesis)
-                {
-                    h.state = if r.confirmed {
-                        HypothesisState::Fact
-                    } else {
-                        HypothesisState::Rejected
-                    };
-                    h.evidence = Some(r.evidence.clone());
-                }
-            }
-            if !s
-                .hypotheses
-                .iter()
-                .any(|h| h.state == HypothesisState::Hypothesis)
-            {
-                // Confirmed facts join the understanding; rejected ones leave no trace in it.
-                let facts: Vec<(String, String)> = s
-                    .hypotheses
-                    .iter()
-                    .filter(|h| h.state == HypothesisState::Fact)
-                    .map(|h| (h.symbol.clone(), h.file.clone()))
-                    .collect();
-                let mut u = s.understanding.clone().unwrap_or_default();
-                for (sym, file) in facts {
-                    if !u.symbols_identified.contains(&sym) {
-                        u.symbols_identified.push(sym);
-                    }
-                    s.files_seen.insert(file.clone());
-                    if !u.files_analyzed.contains(&file) {
-                        u.files_analyzed.push(file.clone());
-                    }
-                    s.explored.insert(file);
-                }
-                s.understanding = Some(u);
-                s.phase = Phase::Exploration;
-            }
-        }) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
-        };
-        // Re-assess with the facts folded in.
-        let mut note = "hypotheses remain: verify them all".to_string();
-        let mut s = s;
-        if s.phase == Phase::Exploration {
-            let shared = Arc::clone(&self.shared);
-            let s2 = s.clone();
-            let a =
-                blocking(move || shared.assess(&s2, &s2.understanding.clone().unwrap_or_default()))
-                    .await?;
-            let ready = a.complete();
-            note = if ready {
-                "all hypotheses settled and requirements met: READY".into()
-            } else {
-                "all hypotheses settled; requirements still missing: back to EXPLORATION".into()
-            };
-            s = match self.shared.sessions.update(&p.session_id, |s| {
-                s.last_assessment = Some(a);
-                if ready {
-                    s.phase = Phase::Ready;
-                }
-            }) {
-                Ok((_, s)) => s,
-                Err(e) => return failure(e),
-            };
-        }
+        let (step, s) = self
+            .shared
+            .apply_event(
+                &p.session.session_id,
+                Event::VerificationSubmitted { results },
+            )
+            .await?;
         let v = view(&s);
-        let text = format!("{note}. {}", view_text(&v));
+        let text = format!("{}. {}", step.note, view_text(&v));
         success(&v, text)
     }
 
@@ -992,11 +760,7 @@ impl CodeIntel {
     async fn check_write_target(
         &self,
         Parameters(p): Parameters<CheckWriteParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let s = match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => s,
-            Err(e) => return failure(e),
-        };
+    ) -> Result<CallToolResult, ToolError> {
         let repo = &self.shared.repo;
         // The file may not exist yet: confine its parent directory instead.
         let (rel, exists) = match repo.resolve(&p.file_path) {
@@ -1007,48 +771,25 @@ impl CodeIntel {
                     .parent()
                     .map(|x| x.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                match repo.resolve(&parent) {
-                    Ok(dir) => {
-                        let name = path
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                            .unwrap_or_default();
-                        (repo.rel(&dir.join(name)), false)
-                    }
-                    Err(e) => return failure(e),
-                }
+                let dir = repo.resolve(&parent)?;
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                (repo.rel(&dir.join(name)), false)
             }
-            Err(e) => return failure(e),
+            Err(e) => return Err(e.into()),
         };
-        let hyps: Vec<(String, HypothesisState)> = s
-            .hypotheses
-            .iter()
-            .map(|h| (h.file.clone(), h.state))
-            .collect();
-        match session::check_write(s.phase, &rel, exists, p.allow_new_files, &s.explored, &hyps) {
-            Ok(()) => {
-                let rel2 = rel.clone();
-                if let Err(e) = self
-                    .shared
-                    .sessions
-                    .update(&s.id, |s| s.writes_allowed.push(rel2))
-                {
-                    return failure(e);
-                }
-                success(
-                    &serde_json::json!({"allowed": true, "file": rel}),
-                    format!("allowed: {rel}"),
-                )
-            }
-            Err(r) => self.shared.refuse(
-                &s.id,
-                format!("write to `{rel}` refused: {}", r.reason),
-                &r.recovery_options
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>(),
-            ),
-        }
+        let event = Event::WriteChecked {
+            file: rel.clone(),
+            exists,
+            allow_new: p.allow_new_files,
+        };
+        self.shared.apply(&p.session.session_id, event)?;
+        success(
+            &serde_json::json!({"allowed": true, "file": rel}),
+            format!("allowed: {rel}"),
+        )
     }
 
     /// Recovery: marks files as explored (they must exist and are recorded as evidence), e.g. when a write was refused for an unexplored file.
@@ -1061,32 +802,26 @@ impl CodeIntel {
     async fn add_explored_files(
         &self,
         Parameters(p): Parameters<AddExploredParams>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResult, ToolError> {
         let mut rels = Vec::new();
         for f in &p.files {
-            match self.shared.repo.resolve(f) {
-                Ok(abs) if abs.is_file() => rels.push(self.shared.repo.rel(&abs)),
-                Ok(_) => return failure(format!("`{f}` is not a file")),
-                Err(e) => return failure(e),
+            let abs = self.shared.repo.resolve(f)?;
+            if !abs.is_file() {
+                return Err(ToolError::invalid(format!("`{f}` is not a file")));
             }
+            rels.push(self.shared.repo.rel(&abs));
         }
-        let rels2 = rels.clone();
-        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
-            s.explored.extend(rels2.iter().cloned());
-            s.files_seen.extend(rels2.iter().cloned());
-            let phase = s.phase;
-            s.evidence.push(crate::learn::Evidence {
-                tool: "add_explored_files".into(),
-                params: serde_json::json!({ "files": rels2 }),
-                summary: format!("{} file(s) added as explored", rels2.len()),
-                files: rels2,
-                at: index::now_secs(),
-                phase,
-            });
-        }) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
+        let id = p.session.session_id;
+        let phase = self.shared.sessions.get(&id)?.phase;
+        let evidence = session::Evidence {
+            tool: "add_explored_files".into(),
+            params: serde_json::json!({ "files": rels }),
+            summary: format!("{} file(s) added as explored", rels.len()),
+            files: rels.clone(),
+            at: now_secs(),
+            phase,
         };
+        let (_, s) = self.shared.apply(&id, Event::ExploredAdded { evidence })?;
         let v = view(&s);
         let text = format!("added {rels:?}. {}", view_text(&v));
         success(&v, text)
@@ -1102,19 +837,11 @@ impl CodeIntel {
     async fn revert_to_exploration(
         &self,
         Parameters(p): Parameters<RevertParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let (_, s) = match self.shared.sessions.update(&p.session_id, |s| {
-            s.phase = Phase::Exploration;
-            if !p.keep_results {
-                s.understanding = None;
-                s.last_assessment = None;
-                s.hypotheses.clear();
-                s.explored.clear();
-            }
-        }) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
+    ) -> Result<CallToolResult, ToolError> {
+        let event = Event::Reverted {
+            keep_results: p.keep_results,
         };
+        let (_, s) = self.shared.apply(&p.session.session_id, event)?;
         respond_view(&s)
     }
 
@@ -1128,11 +855,8 @@ impl CodeIntel {
     async fn record_outcome(
         &self,
         Parameters(p): Parameters<RecordOutcomeParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let s = match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => s,
-            Err(e) => return failure(e),
-        };
+    ) -> Result<CallToolResult, ToolError> {
+        let s = self.shared.sessions.get(&p.session.session_id)?;
         let u = s.understanding.clone().unwrap_or_default();
         let mut symbols: Vec<String> = u.symbols_identified.clone();
         symbols.extend(
@@ -1155,34 +879,23 @@ impl CodeIntel {
             .collect();
         let mut out = serde_json::json!({ "session_id": s.id, "outcome": p.outcome });
         if p.outcome == Outcome::Success {
-            let path = match self.shared.sessions.write_agreement(&s, &symbols, &files) {
-                Ok(p) => p,
-                Err(e) => return failure(e),
-            };
+            let path = self.shared.sessions.write_agreement(&s, &symbols, &files)?;
             out["agreement"] = serde_json::json!(self.shared.repo.rel(&path));
             // The map row makes the agreement findable at once.
-            let map_added = match (self.shared.embedder(), self.shared.store(false).await) {
-                (Ok(embedder), Ok(store)) => {
-                    let q = s.query.clone();
-                    match blocking(move || embedder.embed_query(&q)).await? {
-                        Ok(v) => store
-                            .add_agreement(&s.id, &s.query, &symbols, &files, &v)
-                            .await
-                            .map_err(|e| e.to_string()),
-                        Err(e) => Err(e.to_string()),
-                    }
-                }
-                (Err(r), _) => Err(r
-                    .content
-                    .first()
-                    .and_then(|c| c.as_text())
-                    .map(|t| t.text.clone())
-                    .unwrap_or_default()),
-                (_, Err(e)) => Err(e),
-            };
+            let map_added: Result<(), ToolError> = async {
+                let embedder = self.shared.embedder()?;
+                let store = self.shared.store(false).await?;
+                let q = s.query.clone();
+                let v = blocking(move || embedder.embed_query(&q)).await??;
+                store
+                    .add_agreement(&s.id, &s.query, &symbols, &files, &v)
+                    .await?;
+                Ok(())
+            }
+            .await;
             out["map_added"] = serde_json::json!(map_added.is_ok());
             if let Err(e) = map_added {
-                out["map_error"] = serde_json::json!(e);
+                out["map_error"] = serde_json::json!(e.message());
             }
             let term = s
                 .frame
@@ -1194,35 +907,28 @@ impl CodeIntel {
                     term: term.clone(),
                     symbol: sym.clone(),
                     session_id: s.id.clone(),
-                    learned_at: index::now_secs(),
+                    learned_at: now_secs(),
                 })
                 .collect();
             let shared = Arc::clone(&self.shared);
             let kept = blocking(move || {
-                let known = shared.known_symbols();
-                shared
-                    .sessions
-                    .add_learned_pairs(pairs, |p| known.exists(&p.symbol))
+                let facts = shared.facts();
+                shared.sessions.add_learned_pairs(pairs, |p| {
+                    session::CodeFacts::symbol_exists(&facts, &p.symbol)
+                })
             })
             .await?;
             out["learned_pairs"] = serde_json::json!(kept.ok());
         }
         let record = serde_json::json!({
-            "at": index::now_secs(), "session_id": s.id, "outcome": p.outcome, "intent": s.intent,
+            "at": now_secs(), "session_id": s.id, "outcome": p.outcome, "intent": s.intent,
             "risk": s.risk, "phase": s.phase, "tools_used": s.tools_used, "refusals": s.refusals.len(),
             "failure_point": p.failure_point, "analysis": p.analysis,
         });
-        if let Err(e) = self.shared.sessions.log("outcomes", &record) {
-            return failure(e);
-        }
+        self.shared.sessions.log("outcomes", &record)?;
         let outcome = format!("{:?}", p.outcome).to_lowercase();
-        if let Err(e) = self
-            .shared
-            .sessions
-            .update(&s.id, |s| s.outcome = Some(outcome))
-        {
-            return failure(e);
-        }
+        self.shared
+            .apply(&s.id, Event::OutcomeRecorded { outcome })?;
         let text = format!("outcome recorded: {out}");
         success(&out, text)
     }
@@ -1236,11 +942,8 @@ impl CodeIntel {
     async fn get_session_analysis(
         &self,
         Parameters(p): Parameters<SessionParams>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let s = match self.shared.sessions.get(&p.session_id) {
-            Ok(s) => s,
-            Err(e) => return failure(e),
-        };
+    ) -> Result<CallToolResult, ToolError> {
+        let s = self.shared.sessions.get(&p.session_id)?;
         let mut per_tool: BTreeMap<&str, usize> = BTreeMap::new();
         for e in &s.evidence {
             *per_tool.entry(e.tool.as_str()).or_default() += 1;
@@ -1268,7 +971,7 @@ impl CodeIntel {
         read_only_hint = true,
         open_world_hint = false
     ))]
-    async fn get_improvement_insights(&self) -> Result<CallToolResult, ErrorData> {
+    async fn get_improvement_insights(&self) -> Result<CallToolResult, ToolError> {
         let insights = crate::learn::insights(&self.shared.sessions.read_log("outcomes"));
         let text = insights.summary();
         success(&insights, text)

@@ -1,0 +1,254 @@
+//! `code-intel doctor`: checks the installation and the index, each problem
+//! with its fix; exit code 2 when something is broken.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use code_intel::config::Config;
+use code_intel::embed::{self, E5_DIM};
+use code_intel::index::{self, SyncState};
+use code_intel::repo::Repo;
+use code_intel::store::Store;
+
+/// The outcome of one check: `ok` false means broken (exit code 2); a
+/// message always says what was found and, when something is off, the fix.
+struct Check {
+    name: &'static str,
+    ok: bool,
+    message: String,
+}
+
+fn check(name: &'static str, ok: bool, message: impl Into<String>) -> Check {
+    Check {
+        name,
+        ok,
+        message: message.into(),
+    }
+}
+
+/// Runs every check and prints them (text or JSON).
+pub async fn doctor_cmd(repo: &Path, json: bool) -> Result<ExitCode> {
+    let repo =
+        Repo::open(repo).with_context(|| format!("cannot open repository {}", repo.display()))?;
+    let (config, mut checks) = config_checks(&repo);
+    checks.push(runtime_check(&config));
+    checks.push(model_check(&config));
+    checks.extend(index_checks(&repo, &config).await);
+    checks.extend(client_checks(&repo));
+    let broken = checks.iter().filter(|c| !c.ok).count();
+    let mut out = std::io::stdout().lock();
+    if json {
+        let v: Vec<_> = checks
+            .iter()
+            .map(|c| serde_json::json!({"check": c.name, "ok": c.ok, "message": c.message}))
+            .collect();
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"ok": broken == 0, "checks": v}))?
+        )?;
+    } else {
+        for c in &checks {
+            let mark = if c.ok { "ok  " } else { "FAIL" };
+            writeln!(out, "{mark} {:<16} {}", c.name, c.message)?;
+        }
+    }
+    Ok(if broken > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The binary, the config (defaults when it is broken) and unknown keys.
+fn config_checks(repo: &Repo) -> (Config, Vec<Check>) {
+    let mut checks = vec![check(
+        "binary",
+        true,
+        format!("code-intel {}", env!("CARGO_PKG_VERSION")),
+    )];
+    let config = match Config::load(repo.root()) {
+        Ok(c) => {
+            checks.push(check(
+                "config",
+                true,
+                "valid (.code-intel/config.json or defaults)",
+            ));
+            c
+        }
+        Err(e) => {
+            checks.push(check("config", false, e.to_string()));
+            Config::default()
+        }
+    };
+    let unknown = std::fs::read_to_string(repo.state_dir().join("config.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .map(|v| code_intel::config::unknown_keys(&v))
+        .unwrap_or_default();
+    if !unknown.is_empty() {
+        checks.push(check(
+            "config_keys",
+            true,
+            format!(
+                "unknown keys ignored: {} (typo? see .code-intel.example)",
+                unknown.join(", ")
+            ),
+        ));
+    }
+    (config, checks)
+}
+
+fn runtime_check(config: &Config) -> Check {
+    match embed::find_runtime(config) {
+        Ok(r) => check(
+            "onnx_runtime",
+            true,
+            format!(
+                "{} (version {})",
+                r.path.display(),
+                r.version.as_deref().unwrap_or("unknown")
+            ),
+        ),
+        Err(e) => check("onnx_runtime", false, e.to_string()),
+    }
+}
+
+fn model_check(config: &Config) -> Check {
+    let mb = |dir: &Path| walk_size(dir) / 1_000_000;
+    match &config.model_dir {
+        Some(dir) if embed::model_present(config) => {
+            check("model", true, format!("{} ({} MB)", dir.display(), mb(dir)))
+        }
+        Some(dir) => check(
+            "model",
+            false,
+            format!(
+                "model_dir {} lacks model.onnx or tokenizer files; point model_dir at a complete model directory",
+                dir.display()
+            ),
+        ),
+        None if embed::model_present(config) => {
+            let dir = config.resolved_model_cache_dir();
+            check(
+                "model",
+                true,
+                format!(
+                    "{} in {} ({} MB)",
+                    config.embedding_model,
+                    dir.display(),
+                    mb(&dir)
+                ),
+            )
+        }
+        None => check(
+            "model",
+            true,
+            format!(
+                "not downloaded yet: fastembed fetches {} (~470 MB) into {} on first use; offline, set model_dir",
+                config.embedding_model,
+                config.resolved_model_cache_dir().display()
+            ),
+        ),
+    }
+}
+
+/// Rows against the sync state, and files changed since the last sync.
+async fn index_checks(repo: &Repo, config: &Config) -> Vec<Check> {
+    let lance = repo.state_dir().join("lance");
+    if !lance.exists() {
+        return vec![check(
+            "index",
+            true,
+            "not built yet: run `code-intel index`",
+        )];
+    }
+    let state = SyncState::load(repo);
+    let mut checks = Vec::new();
+    match Store::open(&lance, E5_DIM).await {
+        Ok(s) => {
+            let rows = s.forest_rows().await.unwrap_or(0);
+            let ok = rows == state.chunk_count();
+            checks.push(check(
+                "index",
+                ok,
+                format!(
+                    "forest {rows} rows, map {} rows, sync_state {} files / {} chunks{}",
+                    s.map_rows().await.unwrap_or(0),
+                    state.files.len(),
+                    state.chunk_count(),
+                    if ok {
+                        ""
+                    } else {
+                        " — rows and state disagree: run `code-intel index`"
+                    }
+                ),
+            ));
+        }
+        Err(e) => checks.push(check("index", false, e.to_string())),
+    }
+    let stale = index::stale_files(repo, config, &state);
+    checks.push(check(
+        "index_freshness",
+        true,
+        if stale == 0 {
+            "no file changed since the last sync".to_string()
+        } else {
+            format!(
+                "{stale} file(s) changed since the last sync: run `code-intel index` (serve syncs on start)"
+            )
+        },
+    ));
+    checks
+}
+
+/// The `.mcp.json` entry and the Claude Code hook.
+fn client_checks(repo: &Repo) -> Vec<Check> {
+    let mcp = std::fs::read_to_string(repo.root().join(".mcp.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let registered = mcp
+        .as_ref()
+        .is_some_and(|v| !v["mcpServers"]["code-intel"].is_null());
+    let settings =
+        std::fs::read_to_string(repo.root().join(".claude/settings.json")).unwrap_or_default();
+    vec![
+        check(
+            "mcp_json",
+            true,
+            if registered {
+                ".mcp.json registers code-intel"
+            } else {
+                "no code-intel entry in .mcp.json: run `code-intel init`"
+            },
+        ),
+        check(
+            "hook",
+            true,
+            if settings.contains("hook pre-tool-use") {
+                "Claude Code PreToolUse hook installed"
+            } else {
+                "write-gate hook not installed: run `code-intel init --hooks`"
+            },
+        ),
+    ]
+}
+
+/// Bytes under a directory.
+fn walk_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| {
+            let p = e.path();
+            match std::fs::metadata(&p) {
+                Ok(m) if m.is_dir() => walk_size(&p),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            }
+        })
+        .sum()
+}

@@ -1,0 +1,57 @@
+//! `code-intel index`: incremental sync with a progress bar on stderr.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use code_intel::embed::E5_DIM;
+use code_intel::index::{self, Progress};
+use code_intel::store::Store;
+
+use super::{load_embedder, open};
+
+pub async fn index_cmd(path: &Path, force: bool, json: bool) -> Result<()> {
+    let (repo, config) = open(path)?;
+    let embedder = load_embedder(&config).await?;
+    let store = Store::open_or_rebuild(&repo.state_dir().join("lance"), E5_DIM, force).await?;
+    let progress = Arc::new(Progress::default());
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} indexing [{bar:30}] {pos}/{len} files {elapsed_precise} eta {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let watcher = {
+        let (progress, bar) = (Arc::clone(&progress), bar.clone());
+        tokio::spawn(async move {
+            loop {
+                bar.set_length(
+                    progress
+                        .files_total
+                        .load(std::sync::atomic::Ordering::Relaxed) as u64,
+                );
+                bar.set_position(
+                    progress
+                        .files_done
+                        .load(std::sync::atomic::Ordering::Relaxed) as u64,
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let report = index::sync(&repo, &config, &store, &embedder, force, &progress).await;
+    watcher.abort();
+    bar.finish_and_clear();
+    let report = report?;
+    if json {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        eprintln!("{report}");
+    }
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! The command line (clap): one file per command; `run` dispatches and
+//! maps results to exit codes. The binary edge, so anyhow lives here and in
+//! `main.rs` only.
+
+mod bench;
+mod calibrate;
+mod doctor;
+mod hook;
+mod index;
+mod init;
+mod insights;
+mod search;
+mod serve;
+mod status;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use code_intel::config::Config;
+use code_intel::embed::{Embedder, FastEmbedder};
+use code_intel::repo::Repo;
+
+#[derive(Parser)]
+#[command(
+    name = "code-intel",
+    version,
+    about = "Code intelligence for coding agents over MCP"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Serve the repository over MCP on stdio (what .mcp.json runs).
+    Serve {
+        /// Repository root (default: current directory).
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+    },
+    /// Sync the semantic index: only added, modified and deleted files.
+    Index {
+        /// Repository root (default: current directory).
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Re-chunk and re-embed everything.
+        #[arg(long)]
+        force: bool,
+        /// Print the summary as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Semantic search from the shell.
+    Search {
+        /// What the code does, in Japanese or English.
+        query: String,
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Results to show.
+        #[arg(short = 'n', long, default_value_t = 10)]
+        limit: usize,
+        #[arg(long, value_enum, default_value_t = CollectionArg::Auto)]
+        collection: CollectionArg,
+        /// Print results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a repository up: .code-intel/config.json, .gitignore, .mcp.json,
+    /// Claude Code /code and /outcome commands (and with --hooks the write
+    /// gate hook); prints the Cursor snippet (written with --cursor).
+    Init {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Install the Claude Code PreToolUse hook in .claude/settings.json.
+        #[arg(long)]
+        hooks: bool,
+        /// Write .cursor/mcp.json too.
+        #[arg(long)]
+        cursor: bool,
+        /// Show what would change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Hooks for coding clients (reads the client's JSON on stdin).
+    Hook {
+        #[command(subcommand)]
+        event: HookEvent,
+    },
+    /// Check the installation and the index; explain each problem with its fix.
+    Doctor {
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Failure correlations from recorded session outcomes.
+    Insights {
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-derive the relevance and map thresholds from labelled pairs and
+    /// report precision/recall per tier (README § Calibration).
+    Calibrate {
+        /// (NL term, symbol, related 0/1) TSV; default: the set compiled in
+        /// from tests/calibration/relevance_pairs.tsv.
+        #[arg(long)]
+        pairs: Option<PathBuf>,
+        /// (agreement query, new request, same task 0/1) TSV; default:
+        /// tests/calibration/map_pairs.tsv as compiled in.
+        #[arg(long)]
+        map_pairs: Option<PathBuf>,
+        /// Repository whose config names the model (default: current directory).
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Raw embedding throughput on a repository's chunk texts (for bench/).
+    #[command(hide = true)]
+    BenchEmbed {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Write the embedded texts (JSON list) here, e.g. to count tokens.
+        #[arg(long)]
+        dump: Option<PathBuf>,
+    },
+    /// Runs `query`'s ranking on JSON lines `{"query": …}` from stdin and
+    /// prints, per line, the plan, the ranked files and every candidate
+    /// with its features (for bench/fit.py).
+    #[command(hide = true)]
+    RankFeatures {
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Files ranked per query.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// Files, chunks, last sync, model and ONNX Runtime state.
+    Status {
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum HookEvent {
+    /// Claude Code PreToolUse: denies Edit/Write/MultiEdit/NotebookEdit that
+    /// the active code-intel session may not make; allows everything else.
+    PreToolUse,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+pub enum CollectionArg {
+    Forest,
+    Map,
+    Auto,
+}
+
+/// Runs one command; the exit code says how it went (0 ok, 1 error, 2 a
+/// `doctor` check failed).
+pub async fn run(cli: Cli) -> Result<ExitCode> {
+    let ok = |r: Result<()>| r.map(|()| ExitCode::SUCCESS);
+    match cli.command {
+        Command::Serve { repo } => ok(serve::serve_cmd(&repo).await),
+        Command::Index { path, force, json } => ok(index::index_cmd(&path, force, json).await),
+        Command::Search {
+            query,
+            repo,
+            limit,
+            collection,
+            json,
+        } => ok(search::search_cmd(&repo, &query, limit, collection, json).await),
+        Command::Status { repo, json } => ok(status::status_cmd(&repo, json).await),
+        Command::Insights { repo, json } => ok(insights::insights_cmd(&repo, json)),
+        Command::Init {
+            path,
+            hooks,
+            cursor,
+            dry_run,
+        } => ok(init::init_cmd(&path, hooks, cursor, dry_run)),
+        Command::Hook {
+            event: HookEvent::PreToolUse,
+        } => ok(hook::hook_cmd()),
+        Command::Doctor { repo, json } => doctor::doctor_cmd(&repo, json).await,
+        Command::Calibrate {
+            pairs,
+            map_pairs,
+            repo,
+            json,
+        } => {
+            ok(calibrate::calibrate_cmd(&repo, pairs.as_deref(), map_pairs.as_deref(), json).await)
+        }
+        Command::BenchEmbed { path, dump } => {
+            ok(bench::bench_embed_cmd(&path, dump.as_deref()).await)
+        }
+        Command::RankFeatures { repo, limit } => ok(bench::rank_features_cmd(&repo, limit).await),
+    }
+}
+
+pub(crate) fn open(repo: &Path) -> Result<(Repo, Config)> {
+    let repo =
+        Repo::open(repo).with_context(|| format!("cannot open repository {}", repo.display()))?;
+    let config = Config::load(repo.root())?;
+    Ok((repo, config))
+}
+
+pub(crate) async fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>> {
+    let config = config.clone();
+    let m = tokio::task::spawn_blocking(move || FastEmbedder::load(&config)).await??;
+    Ok(Arc::new(m))
+}
