@@ -157,6 +157,10 @@ pub struct Config {
     pub sync_on_start: bool,
     /// Extra gitignore-style globs to leave out of walking and indexing.
     pub exclude_patterns: Vec<String>,
+    /// Gitignore-style globs of files no tool returns and the index never
+    /// embeds, added to the built-in policy (`.env*`, private keys,
+    /// credential and token files, `.git/`; see `repo::SENSITIVE_PATTERNS`).
+    pub sensitive_patterns: Vec<String>,
     /// File classes left out of the semantic index (they stay searchable by
     /// `search_text`): lock files, generated files (minified bundles, source
     /// maps, build output, framework caches) and vendored files (published
@@ -168,6 +172,9 @@ pub struct Config {
     /// `app`, `src`, …), so that part of the index is ready early. `init`
     /// fills it from the directories it finds; empty = repository order.
     pub source_dirs: Vec<String>,
+    /// Seconds a tool call may take before it is answered with an error
+    /// (`sync_index` excepted); the work may finish in the background.
+    pub tool_timeout_seconds: u64,
     /// Advertise only the tools the current session's phase allows and send
     /// `notifications/tools/list_changed` when the phase changes. Off by
     /// default: MCP clients do not declare whether they refetch the list.
@@ -199,8 +206,10 @@ impl Default for Config {
                 "**/venv/**".into(),
                 "**/.venv/**".into(),
             ],
+            sensitive_patterns: Vec::new(),
             index_exclude_classes: vec![FileClass::Lock, FileClass::Generated, FileClass::Vendored],
             source_dirs: Vec::new(),
+            tool_timeout_seconds: 60,
             phase_scoped_tools: false,
             hybrid_weights: HybridWeights::default(),
         }
@@ -296,6 +305,11 @@ impl Config {
             "must be 32..=8192",
         )?;
         check(self.max_chunks > 0, "max_chunks", "must be positive")?;
+        check(
+            (1..=86_400).contains(&self.tool_timeout_seconds),
+            "tool_timeout_seconds",
+            "must be 1..=86400",
+        )?;
         check(
             self.hybrid_weights.is_valid(),
             "hybrid_weights",

@@ -4,6 +4,9 @@
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use std::sync::Arc;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 
@@ -12,6 +15,42 @@ use crate::config::{Config, STATE_DIR};
 /// Ignore files honoured in addition to `.gitignore` and `.ignore`
 /// (other agents' ignore files, and ours; README § Configuration).
 pub const EXTRA_IGNORE_FILES: [&str; 3] = [".cursorignore", ".aiderignore", ".codeintelignore"];
+
+/// Files never returned by a tool nor embedded (gitignore-style globs on
+/// the repo-relative path): environment files, private keys and
+/// certificates, credential and token files of common tools, and `.git/`
+/// internals. `sensitive_patterns` in the config adds more.
+pub const SENSITIVE_PATTERNS: &[&str] = &[
+    ".env",
+    ".env.*",
+    "!.env.example",
+    "!.env.sample",
+    "!.env.dist",
+    "!.env.template",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.keystore",
+    "*.jks",
+    "*.kdbx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".git-credentials",
+    "auth.json",
+    "credentials",
+    "credentials.json",
+    "*.credentials.json",
+    "secrets.yml",
+    "secrets.yaml",
+    "secrets.json",
+    ".git/**",
+];
 
 /// Bytes sniffed for a NUL to call a file binary (git and ripgrep use the
 /// same heuristic; 8 KiB as in git's `buffer_is_binary`).
@@ -36,12 +75,62 @@ pub enum PathError {
         pattern: String,
         source: ignore::Error,
     },
+    #[error(
+        "`{0}` is withheld: it matches the sensitive-file policy (secrets, keys, credentials, .git/); code-intel never returns or embeds such files (sensitive_patterns in the config adds patterns)"
+    )]
+    Sensitive(String),
 }
 
-/// A repository root (canonical, absolute).
+/// The compiled sensitive-file policy: a path is sensitive when a pattern
+/// matches it (or its file name) and no `!` pattern does.
+#[derive(Debug, Clone)]
+struct Sensitive {
+    deny: GlobSet,
+    allow: GlobSet,
+}
+
+impl Sensitive {
+    fn new(extra: &[String]) -> Sensitive {
+        let (mut deny, mut allow) = (GlobSetBuilder::new(), GlobSetBuilder::new());
+        for p in SENSITIVE_PATTERNS
+            .iter()
+            .copied()
+            .chain(extra.iter().map(String::as_str))
+        {
+            let (set, pat) = match p.strip_prefix('!') {
+                Some(rest) => (&mut allow, rest),
+                None => (&mut deny, p),
+            };
+            // A pattern without `/` matches the file name anywhere.
+            let pat = if pat.contains('/') {
+                pat.trim_start_matches('/').to_string()
+            } else {
+                format!("**/{pat}")
+            };
+            match Glob::new(&pat) {
+                Ok(g) => {
+                    set.add(g);
+                }
+                Err(e) => tracing::warn!("sensitive pattern `{p}` ignored: {e}"),
+            }
+        }
+        Sensitive {
+            deny: deny.build().unwrap_or_else(|_| GlobSet::empty()),
+            allow: allow.build().unwrap_or_else(|_| GlobSet::empty()),
+        }
+    }
+
+    /// `**/name` matches the name at any depth, the root included.
+    fn matches(&self, rel: &str) -> bool {
+        self.deny.is_match(rel) && !self.allow.is_match(rel)
+    }
+}
+
+/// A repository root (canonical, absolute) and its sensitive-file policy.
 #[derive(Debug, Clone)]
 pub struct Repo {
     root: PathBuf,
+    sensitive: Arc<Sensitive>,
 }
 
 impl Repo {
@@ -54,7 +143,23 @@ impl Repo {
             path: root.to_path_buf(),
             source,
         })?;
-        Ok(Repo { root })
+        Ok(Repo {
+            root,
+            sensitive: Arc::new(Sensitive::new(&[])),
+        })
+    }
+
+    /// The same repository with `sensitive_patterns` added to the built-in
+    /// policy ([`SENSITIVE_PATTERNS`]).
+    pub fn with_sensitive_patterns(mut self, extra: &[String]) -> Repo {
+        self.sensitive = Arc::new(Sensitive::new(extra));
+        self
+    }
+
+    /// True when the repo-relative path is withheld by the sensitive-file
+    /// policy.
+    pub fn is_sensitive(&self, rel: &str) -> bool {
+        self.sensitive.matches(rel)
     }
 
     /// The canonical absolute root.
@@ -99,6 +204,10 @@ impl Repo {
             .map_err(|_| PathError::NotFound(arg.to_string()))?;
         if !canonical.starts_with(&self.root) {
             return Err(PathError::Escape(arg.to_string()));
+        }
+        let rel = self.rel(&canonical);
+        if !rel.is_empty() && self.is_sensitive(&rel) {
+            return Err(PathError::Sensitive(rel));
         }
         Ok(canonical)
     }
@@ -149,6 +258,14 @@ impl Repo {
             source,
         })?;
         builder.overrides(overrides);
+        // Sensitive files are never walked: not searched, parsed or embedded.
+        let sensitive = Arc::clone(&self.sensitive);
+        let root = self.root.clone();
+        builder.filter_entry(move |e| {
+            let rel = e.path().strip_prefix(&root).unwrap_or(e.path());
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            rel.is_empty() || !sensitive.matches(&rel)
+        });
         Ok(builder)
     }
 }
@@ -203,6 +320,21 @@ mod tests {
             "src/a.py"
         );
         check_escape(&repo, "../x");
+        for (path, withheld) in [
+            (".env", true),
+            ("config/.env.production", true),
+            (".env.example", false),
+            ("deploy/server.pem", true),
+            (".git/config", true),
+            ("app/auth/keys.py", false),
+            ("auth.json", true),
+        ] {
+            assert_eq!(repo.is_sensitive(path), withheld, "{path}");
+        }
+        std::fs::write(dir.path().join(".env"), "APP_KEY=secret").unwrap();
+        assert!(matches!(repo.resolve(".env"), Err(PathError::Sensitive(_))));
+        let extra = repo.clone().with_sensitive_patterns(&["*.secret".into()]);
+        assert!(extra.is_sensitive("a/b.secret") && !repo.is_sensitive("a/b.secret"));
         check_escape(&repo, "src/../../x");
         check_escape(&repo, "/etc/passwd");
         #[cfg(unix)]

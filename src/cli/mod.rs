@@ -209,6 +209,7 @@ pub(crate) fn open(repo: &Path) -> Result<(Repo, Config)> {
     let repo =
         Repo::open(repo).with_context(|| format!("cannot open repository {}", repo.display()))?;
     let config = Config::load(repo.root())?;
+    let repo = repo.with_sensitive_patterns(&config.sensitive_patterns);
     Ok((repo, config))
 }
 

@@ -14,13 +14,15 @@ pub async fn serve_cmd(repo: &Path) -> Result<()> {
     tracing::info!("serving {}", repo.root().display());
     let server = CodeIntel::new(repo, config);
     server.start_background();
+    // The guard answers malformed requests rmcp would drop unanswered.
+    let guarded = code_intel::server::transport::guarded(tokio::io::stdin(), tokio::io::stdout());
     let service = server
-        .serve(rmcp::transport::stdio())
+        .serve((guarded.input, guarded.output))
         .await
         .context("MCP handshake failed")?;
-    service
-        .waiting()
-        .await
-        .context("MCP server stopped with an error")?;
+    let stopped = service.waiting().await;
+    // Every reply and guard answer is written before the process ends.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), guarded.writer).await;
+    stopped.context("MCP server stopped with an error")?;
     Ok(())
 }

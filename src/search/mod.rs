@@ -1,5 +1,6 @@
-//! Read-only code search: text (ripgrep's libraries) and symbols
-//! (tree-sitter tags queries).
+//! Read-only code search: text (ripgrep's libraries), symbols (tree-sitter
+//! tags queries) and references (both together).
 
+pub mod references;
 pub mod symbols;
 pub mod text;

@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{CodeIntel, SessionGate, Shared, ToolError, blocking, success};
+use crate::search::references::{self, ReferenceList};
 use crate::search::symbols::{
     Definition, FileSymbols, SymbolError, qualifier_matches, split_qualified,
 };
@@ -197,38 +198,6 @@ pub struct SymbolList {
     pub files_scanned: usize,
     /// Files whose parse had errors (results from them are best effort).
     pub files_with_parse_errors: Vec<String>,
-}
-
-/// The definition enclosing a reference.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Enclosing {
-    pub name: String,
-    pub kind: String,
-    /// 1-based first line.
-    pub line: usize,
-    pub fqcn: Option<String>,
-}
-
-/// One use of a symbol.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Reference {
-    pub file: String,
-    /// 1-based line.
-    pub line: u64,
-    /// 1-based column in chars.
-    pub column: usize,
-    pub content: String,
-    /// `call`, `class`, `type`, `implementation` (from the tags query), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
-    pub kind: String,
-    pub enclosing: Option<Enclosing>,
-}
-
-/// Result of `find_references`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ReferenceList {
-    pub references: Vec<Reference>,
-    pub total: usize,
-    pub truncated: bool,
 }
 
 /// A node of a file's symbol tree.
@@ -518,67 +487,22 @@ impl CodeIntel {
                     )));
                 }
                 let shared = Arc::clone(&self.shared);
-                let result = blocking(move || -> Result<ReferenceList, ToolError> {
-                    let q = TextQuery {
-                        pattern: name.clone(),
-                        literal: true,
-                        word: true,
-                        path: p.path.clone().unwrap_or_default(),
-                        file_type: p.language.clone(),
-                        max_results: usize::MAX,
-                        ..Default::default()
-                    };
-                    let hits = text::search(&shared.repo, &shared.config, &q)?;
-                    let mut refs = Vec::new();
-                    for m in hits.matches {
-                        let abs = shared.repo.root().join(&m.file);
-                        let syms = shared
-                            .symbols
-                            .get(&shared.repo, &abs, shared.config.max_file_size)
-                            .ok()
-                            .flatten();
-                        let line = m.line as usize;
-                        let (kind, enclosing) = match &syms {
-                            Some(s) => {
-                                if s.definitions
-                                    .iter()
-                                    .any(|d| d.name == name && d.name_line == line)
-                                {
-                                    continue;
-                                }
-                                let kind = s
-                                    .references
-                                    .iter()
-                                    .find(|r| r.line == line && r.name == name)
-                                    .map_or("text".to_string(), |r| r.kind.clone());
-                                let enc = s.enclosing(line).map(|d| Enclosing {
-                                    name: d.name.clone(),
-                                    kind: d.kind.clone(),
-                                    line: d.line,
-                                    fqcn: d.fqcn.clone(),
-                                });
-                                (kind, enc)
-                            }
-                            None => ("text".to_string(), None),
-                        };
-                        refs.push(Reference {
-                            file: m.file,
-                            line: m.line,
-                            column: m.column,
-                            content: m.content.trim().to_string(),
-                            kind,
-                            enclosing,
-                        });
-                    }
-                    let total = refs.len();
-                    refs.truncate(p.max_results);
-                    Ok(ReferenceList {
-                        truncated: total > refs.len(),
-                        references: refs,
-                        total,
-                    })
+                let scope = references::Scope {
+                    path: p.path.clone().unwrap_or_default(),
+                    language: p.language.clone(),
+                };
+                let result = blocking(move || {
+                    references::find(
+                        &shared.repo,
+                        &shared.config,
+                        &shared.symbols,
+                        &name,
+                        &scope,
+                        p.max_results,
+                    )
                 })
-                .await?;
+                .await?
+                .map_err(ToolError::from);
                 match result {
                     Ok(list) => {
                         let mut s = format!("{} reference(s)", list.total);

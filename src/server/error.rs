@@ -132,9 +132,10 @@ impl IntoCallToolResult for ToolError {
 impl From<PathError> for ToolError {
     fn from(e: PathError) -> Self {
         match e {
-            PathError::Escape(_) | PathError::NotFound(_) | PathError::Pattern { .. } => {
-                ToolError::InvalidArgument(e.to_string())
-            }
+            PathError::Escape(_)
+            | PathError::NotFound(_)
+            | PathError::Pattern { .. }
+            | PathError::Sensitive(_) => ToolError::InvalidArgument(e.to_string()),
             PathError::Root { .. } => ToolError::Failed(e.to_string()),
         }
     }

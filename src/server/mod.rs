@@ -5,11 +5,12 @@ mod code_tools;
 mod error;
 mod index_tools;
 mod session_tools;
+pub mod transport;
 
 pub use error::ToolError;
 
 use std::sync::{Arc, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -217,8 +218,39 @@ impl ServerHandler for CodeIntel {
     ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
         let before = self.scoped_phase();
         let peer = context.peer.clone();
+        let tool = request.name.to_string();
         let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
-        let result = self.tool_router.call(tcc).await;
+        // A panic inside a handler becomes an error reply, and no call but
+        // a sync runs past the deadline: the client always gets an answer.
+        let call = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(
+            self.tool_router.call(tcc),
+        ));
+        let deadline = Duration::from_secs(if tool == "sync_index" {
+            u64::MAX / 4
+        } else {
+            self.shared.config.tool_timeout_seconds
+        });
+        let result = match tokio::time::timeout(deadline, call).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(panic)) => {
+                let msg = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                    .unwrap_or_default();
+                let msg: String = msg.chars().take(200).collect();
+                tracing::error!("{tool} panicked: {msg}");
+                Ok(ToolError::failed(format!("internal error in {tool}: {msg}"))
+                    .into_result()
+                    .into())
+            }
+            Err(_) => Ok(ToolError::failed(format!(
+                "{tool} did not finish within {} s (tool_timeout_seconds); narrow the request (path, glob, limit) and try again",
+                deadline.as_secs()
+            ))
+            .into_result()
+            .into()),
+        };
         let after = self.scoped_phase();
         if after.is_some()
             && after != before

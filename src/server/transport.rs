@@ -1,0 +1,421 @@
+//! The stdio transport with a guard in front of rmcp. rmcp 3.9's line codec
+//! skips a line it cannot decode without answering, so a client waits for
+//! that request forever. The guard reads every line first and answers, per
+//! JSON-RPC 2.0, what rmcp would drop: a line that is not JSON (-32700, id
+//! null), an object that is not a request (-32600), a batch (-32600), a
+//! line over [`MAX_LINE_BYTES`], and arguments nested deeper than
+//! [`MAX_DEPTH`] (a `tools/call` gets a tool error naming the limit; other
+//! methods -32600). Everything else goes to rmcp unchanged, through an
+//! in-memory pipe; rmcp's replies and the guard's share one writer, a line
+//! at a time, so they never interleave on stdout.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// Longest request line accepted, in bytes (4 MiB: tool arguments are
+/// queries, patterns and lists of names; a larger line is an error, not a
+/// request).
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// Deepest nesting of arrays and objects accepted in a request (the request
+/// envelope takes three levels; no tool's arguments need more than four).
+pub const MAX_DEPTH: usize = 32;
+
+/// What to do with one line of input.
+#[derive(Debug, PartialEq)]
+pub enum Verdict {
+    /// Hand it to rmcp.
+    Forward,
+    /// Answer it with this JSON-RPC message.
+    Answer(Value),
+    /// Nothing to do (a blank line, an invalid notification).
+    Skip,
+}
+
+fn error(id: Value, code: i64, message: String) -> Verdict {
+    Verdict::Answer(json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": code, "message": message },
+    }))
+}
+
+/// Deepest nesting of `[`/`{` outside strings.
+fn depth(bytes: &[u8]) -> usize {
+    let (mut d, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    for &b in bytes {
+        if in_str {
+            match (esc, b) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                d += 1;
+                max = max.max(d);
+            }
+            b']' | b'}' => d = d.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The value of a top-level field of a JSON object text that may not parse
+/// as a whole (too deep, truncated): scans to the field at depth 1 and
+/// parses only its value, when that value is a string or a number.
+pub fn top_level_field(text: &str, field: &str) -> Option<Value> {
+    let bytes = text.as_bytes();
+    let (mut d, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let end = i.min(bytes.len());
+                if d == 1 && text.get(start + 1..end) == Some(field) {
+                    let rest = text.get(end + 1..)?.trim_start();
+                    let rest = rest.strip_prefix(':')?.trim_start();
+                    let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+                    return match stream.next() {
+                        Some(Ok(v @ (Value::String(_) | Value::Number(_) | Value::Null))) => {
+                            Some(v)
+                        }
+                        _ => None,
+                    };
+                }
+            }
+            b'{' | b'[' => d += 1,
+            b'}' | b']' => d = d.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Decides what to do with one line (without its newline).
+pub fn check_line(line: &[u8]) -> Verdict {
+    let trimmed = line.trim_ascii();
+    if trimmed.is_empty() {
+        return Verdict::Skip;
+    }
+    let text = String::from_utf8_lossy(trimmed);
+    let id = || top_level_field(&text, "id").unwrap_or(Value::Null);
+    if trimmed.len() > MAX_LINE_BYTES {
+        return error(
+            id(),
+            -32600,
+            format!("request larger than {MAX_LINE_BYTES} bytes"),
+        );
+    }
+    let Ok(valid) = std::str::from_utf8(trimmed) else {
+        return error(
+            id(),
+            -32700,
+            "parse error: the line is not valid UTF-8".into(),
+        );
+    };
+    if depth(trimmed) > MAX_DEPTH {
+        let method = top_level_field(valid, "method");
+        return match (method.as_ref().and_then(Value::as_str), id()) {
+            (Some("tools/call"), id) if !id.is_null() => Verdict::Answer(json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "result": {
+                    "content": [{
+                        "type": "text",
+                        "text": format!("arguments nest deeper than {MAX_DEPTH} levels, the limit: flatten them"),
+                    }],
+                    "isError": true,
+                },
+            })),
+            (_, id) => error(
+                id,
+                -32600,
+                format!("invalid request: nested deeper than {MAX_DEPTH} levels"),
+            ),
+        };
+    }
+    let v: Value = match serde_json::from_str(valid) {
+        Ok(v) => v,
+        Err(e) => return error(id(), -32700, format!("parse error: {e}")),
+    };
+    let Some(obj) = v.as_object() else {
+        let what = if v.is_array() {
+            "batches are not supported: send one request per line"
+        } else {
+            "a request must be a JSON object"
+        };
+        return error(Value::Null, -32600, format!("invalid request: {what}"));
+    };
+    let id = obj.get("id").cloned();
+    let id_ok = id
+        .as_ref()
+        .is_none_or(|i| i.is_string() || i.is_number() || i.is_null());
+    let reply_id = || id.clone().filter(|_| id_ok).unwrap_or(Value::Null);
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return error(
+            reply_id(),
+            -32600,
+            "invalid request: \"jsonrpc\" must be \"2.0\"".into(),
+        );
+    }
+    if !id_ok {
+        return error(
+            Value::Null,
+            -32600,
+            "invalid request: \"id\" must be a string, a number or null".into(),
+        );
+    }
+    match obj.get("method") {
+        Some(Value::String(_)) => Verdict::Forward,
+        Some(_) => error(
+            reply_id(),
+            -32600,
+            "invalid request: \"method\" must be a string".into(),
+        ),
+        // A response to one of our requests (sampling, roots): rmcp's.
+        None if obj.contains_key("result") || obj.contains_key("error") => Verdict::Forward,
+        None if id.is_some() => error(reply_id(), -32600, "invalid request: no \"method\"".into()),
+        None => Verdict::Skip,
+    }
+}
+
+/// rmcp's writer: collects bytes into lines and hands whole lines to the
+/// stdout task.
+pub struct LineSink {
+    buf: Vec<u8>,
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+}
+
+impl AsyncWrite for LineSink {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.buf.extend_from_slice(data);
+        while let Some(pos) = self.buf.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.buf.drain(..=pos).collect();
+            if self.tx.send(line).is_err() {
+                return Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into()));
+            }
+        }
+        Poll::Ready(Ok(data.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Reads one line of at most [`MAX_LINE_BYTES`] + 1 bytes into `line`
+/// (without the newline); the rest of a longer line is read and dropped.
+/// `Ok(false)` at end of input.
+async fn read_line<R: AsyncRead + Unpin>(
+    input: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    line.clear();
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(!line.is_empty());
+        }
+        let (chunk, found) = match buf.iter().position(|b| *b == b'\n') {
+            Some(p) => (&buf[..p], true),
+            None => (buf, false),
+        };
+        let room = (MAX_LINE_BYTES + 1).saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = chunk.len() + usize::from(found);
+        input.consume(used);
+        if found {
+            return Ok(true);
+        }
+    }
+}
+
+/// The guarded transport: what rmcp reads and writes, and the writer task,
+/// which ends once rmcp and the guard are done and every line is written.
+pub struct Guarded {
+    pub input: tokio::io::DuplexStream,
+    pub output: LineSink,
+    pub writer: tokio::task::JoinHandle<()>,
+}
+
+/// The transport `serve` runs. Spawns the guard reading `input` and the
+/// writer owning `output`.
+pub fn guarded<R, W>(input: R, output: W) -> Guarded
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut to_rmcp, rmcp_in) = tokio::io::duplex(256 * 1024);
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let answers = tx.clone();
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        while let Some(line) = rx.recv().await {
+            if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut input = BufReader::new(input);
+        let mut line = Vec::new();
+        while let Ok(true) = read_line(&mut input, &mut line).await {
+            match check_line(&line) {
+                Verdict::Forward => {
+                    line.push(b'\n');
+                    if to_rmcp.write_all(&line).await.is_err() {
+                        break;
+                    }
+                }
+                Verdict::Answer(v) => {
+                    tracing::debug!("answered a malformed request: {v}");
+                    let mut out = v.to_string().into_bytes();
+                    out.push(b'\n');
+                    if answers.send(out).is_err() {
+                        break;
+                    }
+                }
+                Verdict::Skip => {}
+            }
+        }
+        // End of input: rmcp sees end of its input and stops serving.
+        let _ = to_rmcp.shutdown().await;
+    });
+    Guarded {
+        input: rmcp_in,
+        output: LineSink {
+            buf: Vec::new(),
+            tx,
+        },
+        writer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str) -> Value {
+        match check_line(line.as_bytes()) {
+            Verdict::Answer(v) => v,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn malformed_requests_are_answered() {
+        for (line, code, id) in [
+            ("not json", -32700, Value::Null),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":NaN}}"#,
+                -32700,
+                json!(7),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a","method":"ping","params":{"x":1e400}}"#,
+                -32700,
+                json!("a"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{"q":"\ud800"}}}"#,
+                -32700,
+                json!(3),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/ca"#,
+                -32700,
+                json!(4),
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+                -32600,
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#,
+                -32600,
+                json!(5),
+            ),
+            (r#"{"jsonrpc":"2.0","id":6,"method":42}"#, -32600, json!(6)),
+            (
+                r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+                -32600,
+                Value::Null,
+            ),
+        ] {
+            let v = answer(line);
+            assert_eq!(v["error"]["code"], json!(code), "{line}: {v}");
+            assert_eq!(v["id"], id, "{line}: {v}");
+        }
+        let mut invalid_utf8 =
+            br#"{"jsonrpc":"2.0","id":8,"method":"ping","params":{"q":""#.to_vec();
+        invalid_utf8.extend_from_slice(&[0xff, 0xfe]);
+        invalid_utf8.extend_from_slice(br#""}}"#);
+        let v = match check_line(&invalid_utf8) {
+            Verdict::Answer(v) => v,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            (v["error"]["code"].clone(), v["id"].clone()),
+            (json!(-32700), json!(8))
+        );
+    }
+
+    #[test]
+    fn deep_arguments_get_a_tool_error_naming_the_limit() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"search_text","arguments":{{"pattern":{}1{}}}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let v = answer(&deep);
+        assert_eq!(v["id"], json!(9));
+        assert_eq!(v["result"]["isError"], json!(true));
+        assert!(
+            v["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("32 levels")
+        );
+        let deep_other = deep.replace("tools/call", "resources/read");
+        assert_eq!(answer(&deep_other)["error"]["code"], json!(-32600));
+    }
+
+    #[test]
+    fn requests_notifications_and_responses_go_to_rmcp() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        ] {
+            assert_eq!(check_line(line.as_bytes()), Verdict::Forward, "{line}");
+        }
+        assert_eq!(check_line(b"   "), Verdict::Skip);
+        assert_eq!(
+            top_level_field(r#"{"params":{"id":1},"id":"x""#, "id"),
+            Some(json!("x"))
+        );
+    }
+}
