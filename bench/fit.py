@@ -51,33 +51,34 @@ def score_file(w, feats, cls, requested):
 
 def evaluate(w, data):
     """mean R@10 + mean MRR, and the two separately."""
-    r10 = mrr = 0.0
+    ranked = []
     for q in data:
-        ranked = sorted(q["cands"], key=lambda c: -score_file(w, c[2], c[1], q["requested"]))
-        files = [c[0] for c in ranked]
-        rel = q["relevant"]
+        order = sorted(q["cands"], key=lambda c: -score_file(w, c[2], c[1], q["requested"]))
+        ranked.append(([c[0] for c in order], q["relevant"]))
+    return averages(ranked)
+
+
+def averages(ranked):
+    """(mean R@10 + mean MRR, mean R@10, mean MRR) of (files, relevant) pairs."""
+    r10 = mrr = 0.0
+    for files, rel in ranked:
         r10 += len(rel & set(files[:10])) / len(rel)
         first = next((i for i, f in enumerate(files) if f in rel), None)
         mrr += 0.0 if first is None else 1.0 / (first + 1)
-    n = max(1, len(data))
+    n = max(1, len(ranked))
     return (r10 + mrr) / n, r10 / n, mrr / n
 
 
 def rrf(data, k=60):
-    r10 = mrr = 0.0
+    ranked = []
     for q in data:
         total = {c[0]: 0.0 for c in q["cands"]}
         for f in ("keyword", "chunk_keyword", "vector"):
             order = sorted((c for c in q["cands"] if c[2].get(f, 0) > 0), key=lambda c: -c[2][f])
             for i, c in enumerate(order):
                 total[c[0]] += 1 / (k + i + 1)
-        files = sorted(total, key=lambda f: -total[f])
-        rel = q["relevant"]
-        r10 += len(rel & set(files[:10])) / len(rel)
-        first = next((i for i, f in enumerate(files) if f in rel), None)
-        mrr += 0.0 if first is None else 1.0 / (first + 1)
-    n = max(1, len(data))
-    return (r10 + mrr) / n, r10 / n, mrr / n
+        ranked.append((sorted(total, key=lambda f: -total[f]), q["relevant"]))
+    return averages(ranked)
 
 
 def fit(data, start, rounds=6):

@@ -138,7 +138,7 @@ async def run(repo, queries, bm25):
             )
             # Warm-up: the first call loads caches (vocabulary, Lance files).
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            if "chunks_per_file" in tools["query"].inputSchema.get("properties", {}):
+            if "chunks_per_file" in tools["query"].input_schema.get("properties", {}):
                 QUERY_ARGS["chunks_per_file"] = 1
             await call(s, "query", {"query": "warm up", "limit": 5})
             for q in queries:

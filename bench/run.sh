@@ -10,6 +10,11 @@ eval "$(bash "$HERE/scripts/setup.sh")"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/code-intel/target}
 VENV=${CODE_INTEL_TEST_VENV:-$HOME/.cache/code-intel/venv}
 [ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV"; "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio; }
+# The BM25 and search_text baselines run ripgrep's CLI.
+if ! command -v rg >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq >&2 && $SUDO apt-get install -y -qq ripgrep >&2
+fi
 SCRIPT=bench.py
 case "${1:-}" in
   retrieval) SCRIPT=retrieval.py; shift ;;

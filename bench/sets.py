@@ -26,9 +26,11 @@ SOURCE_EXT = {
 }
 # Tests, type tests (laravel's types/), fixtures and benchmarks are not where a
 # change to behaviour is made; docs and examples have their own extensions or
-# directories.
+# directories. Published and built assets (`public/vendor/`, `dist/`, `.min.js`)
+# are regenerated, not edited.
 NOT_SOURCE = re.compile(
     r"(^|/)(tests?|testing|spec|specs|__tests__|fixtures?|types|benchmarks?|docs?|examples?|stubs?/tests?)(/|$)"
+    r"|(^|/)(vendor|node_modules|dist)/|^public/(build|css|js)/|\.min\.[a-z]+$"
     r"|(_test|Test|\.test|\.spec|_spec)\.[a-z]+$|(^|/)test_[^/]+\.py$|(^|/)conftest\.py$"
 )
 MAINTENANCE = re.compile(

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::config::{Config, STATE_DIR};
+use crate::config::STATE_DIR;
 use crate::learn::SessionStore;
 use crate::repo::Repo;
 use crate::session::{self, HypothesisState};
@@ -69,11 +69,10 @@ pub fn init(
             .filter(|d| root.join(d).is_dir())
             .map(|d| d.to_string())
             .collect();
-        let text = serde_json::to_string_pretty(&Config {
-            source_dirs: detected,
-            ..Config::default()
-        })
-        .map_err(|e| e.to_string())?;
+        // Only what init decides: every other key keeps its default, so a
+        // later release's better defaults (fitted weights) reach the repo.
+        let text = serde_json::to_string_pretty(&json!({ "source_dirs": detected }))
+            .map_err(|e| e.to_string())?;
         plan.push((config, text + "\n"));
     }
     let gitignore = root.join(".gitignore");
@@ -219,7 +218,10 @@ pub fn pre_tool_use(input: &Value) -> Option<Value> {
         cwd.join(file)
     };
     let root = find_root(&abs).or_else(|| find_root(&cwd))?;
-    let repo = Repo::open(&root).ok()?;
+    let repo = match Repo::open(&root) {
+        Ok(r) => r,
+        Err(e) => return Some(deny(&format!("code-intel refuses {tool} on {file}: {e}"))),
+    };
     let store = SessionStore::new(&repo.state_dir());
     let s = match store.active(ACTIVE_SESSION_MAX_AGE_SECS) {
         Ok(s) => s?,
@@ -228,12 +230,13 @@ pub fn pre_tool_use(input: &Value) -> Option<Value> {
         Err(e) => return Some(deny(&format!("code-intel refuses {tool} on {file}: {e}"))),
     };
     // Resolve the target like check_write_target: the file, or (for a new
-    // file) its parent directory, must be inside the repository.
+    // file, perhaps in new directories) its nearest existing ancestor, must
+    // be inside the repository. What cannot be resolved is refused.
     let exists = abs.is_file();
-    let canon = if exists {
-        abs.canonicalize().ok()?
-    } else {
-        abs.parent()?.canonicalize().ok()?.join(abs.file_name()?)
+    let Some(canon) = resolve_target(&abs) else {
+        return Some(deny(&format!(
+            "code-intel refuses {tool} on {file}: the path cannot be resolved. Recovery: use a path inside the repository."
+        )));
     };
     if !canon.starts_with(repo.root()) {
         return None;
@@ -256,6 +259,32 @@ pub fn pre_tool_use(input: &Value) -> Option<Value> {
         refusal.recovery_options.join(", ")
     );
     Some(deny(&reason))
+}
+
+/// `abs` with symlinks resolved: the file itself when it exists, else its
+/// nearest existing ancestor canonicalised with the missing components
+/// appended (`app/Observers/OrderObserver.php` before `app/Observers/`
+/// exists). `None` when no ancestor resolves or a missing component is
+/// `..` or `.`.
+fn resolve_target(abs: &Path) -> Option<PathBuf> {
+    if let Ok(c) = abs.canonicalize() {
+        return Some(c);
+    }
+    let mut missing = Vec::new();
+    for dir in abs.ancestors() {
+        if let Ok(base) = dir.canonicalize() {
+            let mut out = base;
+            for part in missing.iter().rev() {
+                out.push(part);
+            }
+            return Some(out);
+        }
+        match dir.components().next_back()? {
+            std::path::Component::Normal(name) => missing.push(name.to_os_string()),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The hook's deny decision (Claude Code's PreToolUse output).

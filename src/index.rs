@@ -1,7 +1,7 @@
 //! Sync: walk → fingerprint → chunk → embed (only new content hashes) →
 //! store. Incremental, resumable after a kill, and observable while it runs.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -108,6 +108,21 @@ pub struct SyncState {
     /// Words in the vocabulary after the last sync (0: not built yet).
     #[serde(default)]
     pub vocabulary_words: usize,
+    /// The settings that decide which files are indexed
+    /// (`index_exclude_classes`, `max_file_size`, `max_chunks`) at the last
+    /// sync; when they change, every file is read again.
+    #[serde(default)]
+    pub admission: String,
+}
+
+/// [`SyncState::admission`] of a configuration.
+fn admission_rules(config: &Config) -> String {
+    serde_json::json!([
+        config.index_exclude_classes,
+        config.max_file_size,
+        config.max_chunks
+    ])
+    .to_string()
 }
 
 impl SyncState {
@@ -143,9 +158,12 @@ impl SyncState {
         std::fs::rename(&tmp, &path).map_err(write_err)
     }
 
-    /// Chunks recorded over all files.
+    /// Chunks recorded over all files (saturating: the counts come from a
+    /// file on disk, which may hold anything).
     pub fn chunk_count(&self) -> usize {
-        self.files.values().map(|f| f.chunks).sum()
+        self.files
+            .values()
+            .fold(0usize, |n, f| n.saturating_add(f.chunks))
     }
 }
 
@@ -211,6 +229,7 @@ impl std::fmt::Display for SyncReport {
     }
 }
 
+#[derive(Clone)]
 struct Candidate {
     rel: String,
     abs: PathBuf,
@@ -277,7 +296,7 @@ struct Prepared {
 /// left out of the index (binary, unreadable, or of a class in
 /// `index_exclude_classes`).
 fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String> {
-    let bytes = std::fs::read(&c.abs).map_err(|e| format!("unreadable: {e}"))?;
+    let bytes = repo::read_regular(&c.abs).map_err(|e| format!("unreadable: {e}"))?;
     if repo::bytes_look_binary(&bytes) {
         return Err("binary".into());
     }
@@ -450,60 +469,30 @@ async fn run_sync(
     // them, so a killed sync deletes them next time.
     report.deleted = deleted.len();
 
-    let mut todo: Vec<Candidate> = Vec::new();
-    for c in candidates {
-        if c.size > config.max_file_size {
-            if state.files.remove(&c.rel).is_some() {
-                store.delete_files(std::slice::from_ref(&c.rel)).await?;
-                report.deleted += 1;
-            }
-            let reason = format!("larger than max_file_size ({} bytes)", config.max_file_size);
-            state.skipped.insert(
-                c.rel,
-                Skipped {
-                    reason,
-                    size: c.size,
-                    mtime_ns: c.mtime_ns,
-                },
-            );
-            report.skipped += 1;
-            continue;
-        }
-        if state
-            .skipped
-            .get(&c.rel)
-            .is_some_and(|s| s.size == c.size && s.mtime_ns == c.mtime_ns)
-        {
-            report.skipped += 1;
-            continue;
-        }
-        match state.files.get(&c.rel) {
-            Some(f) if f.size == c.size && f.mtime_ns == c.mtime_ns => report.unchanged += 1,
-            _ => todo.push(c),
-        }
+    // Changed admission settings: files skipped or kept under the old ones
+    // are all read again (vectors are reused by content hash).
+    let admission = admission_rules(config);
+    let recheck = state.admission != admission;
+    if recheck {
+        state.skipped.clear();
+        state.admission = admission;
     }
+    let mut todo =
+        changed_candidates(candidates, &mut state, store, config, recheck, &mut report).await?;
     source_dirs_first(&mut todo, &config.source_dirs);
     progress.files_total.store(todo.len(), Ordering::SeqCst);
     progress.files_done.store(0, Ordering::SeqCst);
     state.save(repo)?;
 
-    let mut total_chunks = state.chunk_count()
-        - deleted
+    let mut total_chunks = state.chunk_count().saturating_sub(
+        deleted
             .iter()
             .filter_map(|d| state.files.get(d))
-            .map(|f| f.chunks)
-            .sum::<usize>();
+            .fold(0usize, |n, f| n.saturating_add(f.chunks)),
+    );
     for range in batch_ranges(todo.len()) {
         let batch = &todo[range];
-        let owned: Vec<Candidate> = batch
-            .iter()
-            .map(|c| Candidate {
-                rel: c.rel.clone(),
-                abs: c.abs.clone(),
-                size: c.size,
-                mtime_ns: c.mtime_ns,
-            })
-            .collect();
+        let owned = batch.to_vec();
         let config2 = config.clone();
         // Reading, hashing, parsing and chunking are CPU-bound.
         let prepared = tokio::task::spawn_blocking(move || {
@@ -520,149 +509,11 @@ async fn run_sync(
             .filter(|c| state.files.contains_key(&c.rel))
             .map(|c| c.rel.clone())
             .collect();
-        let mut ready: Vec<Prepared> = Vec::new();
-        let mut gone: Vec<String> = Vec::new();
-        for (rel, size, mtime_ns, p) in prepared {
-            match p {
-                Ok(p) => {
-                    let previous = state
-                        .files
-                        .get(&rel)
-                        .map(|f| (f.chunks, f.sha256 == p.state.sha256));
-                    if let Some((chunks, true)) = previous {
-                        // Touched but identical: refresh the fingerprint only.
-                        report.unchanged += 1;
-                        state.files.insert(rel, FileState { chunks, ..p.state });
-                        continue;
-                    }
-                    let old_chunks = previous.map_or(0, |(c, _)| c);
-                    if total_chunks - old_chunks + p.chunks.len() > config.max_chunks {
-                        let reason = format!("max_chunks ({}) reached", config.max_chunks);
-                        state.skipped.insert(
-                            rel.clone(),
-                            Skipped {
-                                reason,
-                                size,
-                                mtime_ns,
-                            },
-                        );
-                        report.skipped += 1;
-                        if state.files.remove(&rel).is_some() {
-                            gone.push(rel);
-                            total_chunks -= old_chunks;
-                        }
-                        continue;
-                    }
-                    total_chunks = total_chunks - old_chunks + p.chunks.len();
-                    if previous.is_some() {
-                        report.modified += 1;
-                    } else {
-                        report.added += 1;
-                    }
-                    state.skipped.remove(&rel);
-                    ready.push(p);
-                }
-                Err(reason) => {
-                    if let Some(f) = state.files.remove(&rel) {
-                        gone.push(rel.clone());
-                        total_chunks -= f.chunks;
-                        report.deleted += 1;
-                    }
-                    state.skipped.insert(
-                        rel,
-                        Skipped {
-                            reason,
-                            size,
-                            mtime_ns,
-                        },
-                    );
-                    report.skipped += 1;
-                }
-            }
-        }
+        let (ready, gone) = admit(prepared, &mut state, &mut total_chunks, config, &mut report);
 
-        // Reuse vectors by content hash (same file's old rows, renamed files,
-        // identical code elsewhere); embed only what is new.
-        let hashes: Vec<String> = ready
-            .iter()
-            .flat_map(|p| p.chunks.iter().map(|(_, h, _)| h.clone()))
-            .collect::<HashSet<_>>()
-            .into_iter()
-            .collect();
-        let mut vectors = store.vectors_for_hashes(&hashes).await?;
-        let mut missing: Vec<(String, String)> = Vec::new();
-        let mut queued: HashSet<&str> = HashSet::new();
-        for p in &ready {
-            for (c, h, _) in &p.chunks {
-                if vectors.contains_key(h) {
-                    report.chunks_reused += 1;
-                } else if queued.insert(h.as_str()) {
-                    missing.push((h.clone(), c.embedding_text()));
-                    report.chunks_embedded += 1;
-                } else {
-                    report.chunks_reused += 1;
-                }
-            }
-        }
-        if !missing.is_empty() {
-            let texts: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
-            let emb = Arc::clone(embedder);
-            // ONNX Runtime inference is CPU-bound and blocking.
-            let new = tokio::task::spawn_blocking(move || emb.embed_passages(&texts))
-                .await
-                .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))??;
-            for ((h, _), v) in missing.into_iter().zip(new) {
-                vectors.insert(h, v);
-            }
-        }
+        let vectors = vectors_for(&ready, store, embedder, &mut report).await?;
 
-        // Files that had rows are replaced in one commit (readers never see
-        // them missing); files new to the index and killed-sync leftovers are
-        // cleared and appended.
-        let mut rewrite: Vec<String> = ready
-            .iter()
-            .filter(|p| previously.contains(p.rel.as_str()))
-            .map(|p| p.rel.clone())
-            .collect();
-        rewrite.extend(gone.iter().cloned());
-        let fresh: Vec<String> = ready
-            .iter()
-            .filter(|p| !previously.contains(p.rel.as_str()))
-            .map(|p| p.rel.clone())
-            .collect();
-        store.delete_files(&fresh).await?;
-        let rows: Vec<ForestRow> = ready
-            .iter()
-            .flat_map(|p| {
-                p.chunks.iter().filter_map(|(c, h, t)| {
-                    vectors.get(h).map(|v| ForestRow {
-                        chunk: c,
-                        hash: h,
-                        vector: v,
-                        class: p.class,
-                        search_text: t,
-                    })
-                })
-            })
-            .collect();
-        let (replaced, added): (Vec<ForestRow>, Vec<ForestRow>) = rows
-            .into_iter()
-            .partition(|r| previously.contains(r.chunk.file.as_str()));
-        store.replace_files(&rewrite, &replaced).await?;
-        store.add(&added).await?;
-        store.delete_files(&gone).await?;
-        let file_rows: Vec<FileRow> = ready
-            .iter()
-            .map(|p| FileRow {
-                file: &p.rel,
-                class: p.class,
-                reason: &p.reason,
-                language: &p.language,
-                lines: p.lines,
-                text: &p.text,
-            })
-            .collect();
-        store.put_files(&file_rows).await?;
+        store_batch(store, &ready, &gone, &previously, &vectors).await?;
         for p in ready {
             state.files.insert(p.rel, p.state);
         }
@@ -693,6 +544,239 @@ async fn run_sync(
     report.files_indexed = state.files.len();
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Sorts the walked files into what this sync must read: files over
+/// `max_file_size` are dropped from the index (and reported skipped), files
+/// skipped before and unchanged since stay skipped, files whose size and
+/// mtime match the state are unchanged (unless `recheck`); the rest are
+/// returned.
+async fn changed_candidates(
+    candidates: Vec<Candidate>,
+    state: &mut SyncState,
+    store: &Store,
+    config: &Config,
+    recheck: bool,
+    report: &mut SyncReport,
+) -> Result<Vec<Candidate>, IndexError> {
+    let mut todo: Vec<Candidate> = Vec::new();
+    for c in candidates {
+        if c.size > config.max_file_size {
+            if state.files.remove(&c.rel).is_some() {
+                store.delete_files(std::slice::from_ref(&c.rel)).await?;
+                report.deleted += 1;
+            }
+            let reason = format!("larger than max_file_size ({} bytes)", config.max_file_size);
+            state.skipped.insert(
+                c.rel,
+                Skipped {
+                    reason,
+                    size: c.size,
+                    mtime_ns: c.mtime_ns,
+                },
+            );
+            report.skipped += 1;
+            continue;
+        }
+        if state
+            .skipped
+            .get(&c.rel)
+            .is_some_and(|s| s.size == c.size && s.mtime_ns == c.mtime_ns)
+        {
+            report.skipped += 1;
+            continue;
+        }
+        match state.files.get(&c.rel) {
+            Some(f) if !recheck && f.size == c.size && f.mtime_ns == c.mtime_ns => {
+                report.unchanged += 1
+            }
+            _ => todo.push(c),
+        }
+    }
+    Ok(todo)
+}
+
+/// Decides, for each prepared file of a batch, whether its chunks are
+/// stored: identical content only refreshes the fingerprint; files past
+/// `max_chunks` or left out (binary, unreadable, an excluded class) are
+/// recorded as skipped and their old rows queued for deletion. Returns
+/// (files to store, files whose rows go); `total_chunks` follows.
+fn admit(
+    prepared: Vec<(String, u64, u128, Result<Prepared, String>)>,
+    state: &mut SyncState,
+    total_chunks: &mut usize,
+    config: &Config,
+    report: &mut SyncReport,
+) -> (Vec<Prepared>, Vec<String>) {
+    let mut ready: Vec<Prepared> = Vec::new();
+    let mut gone: Vec<String> = Vec::new();
+    for (rel, size, mtime_ns, p) in prepared {
+        match p {
+            Ok(p) => {
+                let previous = state
+                    .files
+                    .get(&rel)
+                    .map(|f| (f.chunks, f.sha256 == p.state.sha256));
+                if let Some((chunks, true)) = previous {
+                    // Touched but identical: refresh the fingerprint only.
+                    report.unchanged += 1;
+                    state.files.insert(rel, FileState { chunks, ..p.state });
+                    continue;
+                }
+                let old_chunks = previous.map_or(0, |(c, _)| c);
+                if total_chunks
+                    .saturating_sub(old_chunks)
+                    .saturating_add(p.chunks.len())
+                    > config.max_chunks
+                {
+                    let reason = format!("max_chunks ({}) reached", config.max_chunks);
+                    state.skipped.insert(
+                        rel.clone(),
+                        Skipped {
+                            reason,
+                            size,
+                            mtime_ns,
+                        },
+                    );
+                    report.skipped += 1;
+                    if state.files.remove(&rel).is_some() {
+                        gone.push(rel);
+                        *total_chunks = total_chunks.saturating_sub(old_chunks);
+                    }
+                    continue;
+                }
+                *total_chunks = total_chunks.saturating_sub(old_chunks) + p.chunks.len();
+                if previous.is_some() {
+                    report.modified += 1;
+                } else {
+                    report.added += 1;
+                }
+                state.skipped.remove(&rel);
+                ready.push(p);
+            }
+            Err(reason) => {
+                if let Some(f) = state.files.remove(&rel) {
+                    gone.push(rel.clone());
+                    *total_chunks = total_chunks.saturating_sub(f.chunks);
+                    report.deleted += 1;
+                }
+                state.skipped.insert(
+                    rel,
+                    Skipped {
+                        reason,
+                        size,
+                        mtime_ns,
+                    },
+                );
+                report.skipped += 1;
+            }
+        }
+    }
+
+    (ready, gone)
+}
+
+/// Vectors of every chunk of `ready` by content hash: reused from the index
+/// (same file's old rows, renamed files, identical code elsewhere, vectors
+/// kept from an older schema), the rest embedded in one call.
+async fn vectors_for(
+    ready: &[Prepared],
+    store: &Store,
+    embedder: &Arc<dyn Embedder>,
+    report: &mut SyncReport,
+) -> Result<HashMap<String, Vec<f32>>, IndexError> {
+    let hashes: Vec<String> = ready
+        .iter()
+        .flat_map(|p| p.chunks.iter().map(|(_, h, _)| h.clone()))
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    let mut vectors = store.vectors_for_hashes(&hashes).await?;
+    let mut missing: Vec<(String, String)> = Vec::new();
+    let mut queued: HashSet<&str> = HashSet::new();
+    for p in ready {
+        for (c, h, _) in &p.chunks {
+            if vectors.contains_key(h) {
+                report.chunks_reused += 1;
+            } else if queued.insert(h.as_str()) {
+                missing.push((h.clone(), c.embedding_text()));
+                report.chunks_embedded += 1;
+            } else {
+                report.chunks_reused += 1;
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let texts: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
+        let emb = Arc::clone(embedder);
+        // ONNX Runtime inference is CPU-bound and blocking.
+        let new = tokio::task::spawn_blocking(move || emb.embed_passages(&texts))
+            .await
+            .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))??;
+        for ((h, _), v) in missing.into_iter().zip(new) {
+            vectors.insert(h, v);
+        }
+    }
+
+    Ok(vectors)
+}
+
+/// Writes one batch: files that had rows are replaced in one commit
+/// (readers never see them missing); files new to the index and
+/// killed-sync leftovers are cleared and appended; the rows of `gone` files
+/// are deleted; their `files` rows are upserted.
+async fn store_batch(
+    store: &Store,
+    ready: &[Prepared],
+    gone: &[String],
+    previously: &HashSet<String>,
+    vectors: &HashMap<String, Vec<f32>>,
+) -> Result<(), IndexError> {
+    let mut rewrite: Vec<String> = ready
+        .iter()
+        .filter(|p| previously.contains(p.rel.as_str()))
+        .map(|p| p.rel.clone())
+        .collect();
+    rewrite.extend(gone.iter().cloned());
+    let fresh: Vec<String> = ready
+        .iter()
+        .filter(|p| !previously.contains(p.rel.as_str()))
+        .map(|p| p.rel.clone())
+        .collect();
+    store.delete_files(&fresh).await?;
+    let rows: Vec<ForestRow> = ready
+        .iter()
+        .flat_map(|p| {
+            p.chunks.iter().filter_map(|(c, h, t)| {
+                vectors.get(h).map(|v| ForestRow {
+                    chunk: c,
+                    hash: h,
+                    vector: v,
+                    class: p.class,
+                    search_text: t,
+                })
+            })
+        })
+        .collect();
+    let (replaced, added): (Vec<ForestRow>, Vec<ForestRow>) = rows
+        .into_iter()
+        .partition(|r| previously.contains(r.chunk.file.as_str()));
+    store.replace_files(&rewrite, &replaced).await?;
+    store.add(&added).await?;
+    store.delete_files(gone).await?;
+    let file_rows: Vec<FileRow> = ready
+        .iter()
+        .map(|p| FileRow {
+            file: &p.rel,
+            class: p.class,
+            reason: &p.reason,
+            language: &p.language,
+            lines: p.lines,
+            text: &p.text,
+        })
+        .collect();
+    store.put_files(&file_rows).await?;
+    Ok(())
 }
 
 /// Brings `vocab` in line with the words of the indexed files: new words are

@@ -270,9 +270,34 @@ impl Repo {
     }
 }
 
+/// Opens `path` for reading if it is a regular file (after symlinks).
+///
+/// # Errors
+/// `InvalidInput` for FIFOs, sockets and devices, whose reads can block
+/// forever or never end; the I/O error otherwise.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (FIFO, socket or device)",
+        ));
+    }
+    std::fs::File::open(path)
+}
+
+/// Reads a regular file whole (see [`open_regular`]).
+///
+/// # Errors
+/// As [`open_regular`], or the read's I/O error.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open_regular(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// True when the first 8 KiB of the file hold a NUL byte.
 pub fn is_binary(path: &Path) -> std::io::Result<bool> {
-    let mut file = std::fs::File::open(path)?;
+    let mut file = open_regular(path)?;
     let mut buf = [0u8; BINARY_SNIFF_BYTES];
     let mut filled = 0;
     while filled < buf.len() {
@@ -293,6 +318,23 @@ pub fn bytes_look_binary(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FIFO is refused at once instead of blocking the reader forever.
+    #[test]
+    fn fifos_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.php");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = read_regular(&fifo).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(is_binary(&fifo).is_err());
+        std::fs::write(dir.path().join("a.php"), "<?php").unwrap();
+        assert_eq!(read_regular(&dir.path().join("a.php")).unwrap(), b"<?php");
+    }
 
     fn check_escape(repo: &Repo, arg: &str) {
         match repo.resolve(arg) {

@@ -27,6 +27,7 @@ use lancedb::index::Index;
 use lancedb::index::scalar::{
     BooleanQuery, FtsIndexBuilder, FtsQuery, FullTextSearchQuery, MatchQuery, Occur,
 };
+use lancedb::index::vector::IvfFlatIndexBuilder;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::OptimizeAction;
 use lancedb::{Connection, DistanceType, Table};
@@ -43,6 +44,11 @@ pub const MAP: &str = "map";
 /// that the full re-sync the change forces reuses them instead of embedding
 /// every chunk again; dropped when that sync completes.
 const VECTOR_CACHE: &str = "vector_cache";
+/// `forest` rows from which the vector search uses an IVF index (√rows
+/// partitions) instead of a flat scan.
+pub const VECTOR_INDEX_MIN_ROWS: usize = 20_000;
+/// IVF partitions searched per query.
+pub const VECTOR_INDEX_NPROBES: usize = 40;
 /// Rows per `IN (…)` filter when looking vectors up by content hash.
 const HASH_LOOKUP_BATCH: usize = 512;
 
@@ -535,6 +541,7 @@ impl Store {
     /// Lance errors.
     pub async fn update_text_indexes(&self, changed: bool) -> Result<f64, StoreError> {
         let started = std::time::Instant::now();
+        self.ensure_vector_index().await?;
         for table in [&self.forest, &self.files] {
             let indexed: HashSet<String> = table
                 .list_indices()
@@ -564,6 +571,38 @@ impl Store {
             }
         }
         Ok(started.elapsed().as_secs_f64())
+    }
+
+    /// Creates the IVF index on `forest.vector` once the table has
+    /// [`VECTOR_INDEX_MIN_ROWS`] rows (later rows join it through the same
+    /// incremental optimisation as the full-text indexes).
+    ///
+    /// # Errors
+    /// Lance errors.
+    async fn ensure_vector_index(&self) -> Result<(), StoreError> {
+        let has = self
+            .forest
+            .list_indices()
+            .await?
+            .iter()
+            .any(|i| i.columns.iter().any(|c| c == "vector"));
+        let rows = self.forest.count_rows(None).await?;
+        if has || rows < VECTOR_INDEX_MIN_ROWS {
+            return Ok(());
+        }
+        let partitions = ((rows as f64).sqrt() as u32).max(1);
+        self.forest
+            .create_index(
+                &["vector"],
+                Index::IvfFlat(
+                    IvfFlatIndexBuilder::default()
+                        .distance_type(DistanceType::Dot)
+                        .num_partitions(partitions),
+                ),
+            )
+            .execute()
+            .await?;
+        Ok(())
     }
 
     /// BM25 search of `forest` chunks, best first, at most `limit`; `score`
@@ -658,14 +697,7 @@ impl Store {
     /// # Errors
     /// Lance errors.
     pub async fn file_classes(&self) -> Result<HashMap<String, FileClass>, StoreError> {
-        let batches: Vec<RecordBatch> = self
-            .files
-            .query()
-            .select(Select::Columns(vec!["file".into(), "class".into()]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
+        let batches = read_columns(&self.files, &["file", "class"]).await?;
         let mut out = HashMap::new();
         for b in &batches {
             let (file, class) = (string_col(b, "file")?, string_col(b, "class")?);
@@ -685,22 +717,7 @@ impl Store {
     /// # Errors
     /// Lance errors.
     pub async fn file_words(&self) -> Result<Vec<String>, StoreError> {
-        let batches: Vec<RecordBatch> = self
-            .files
-            .query()
-            .select(Select::Columns(vec!["words".into()]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
-        let mut out = Vec::new();
-        for b in &batches {
-            let w = string_col(b, "words")?;
-            for i in 0..b.num_rows() {
-                out.push(w.value(i).to_string());
-            }
-        }
-        Ok(out)
+        strings(&read_columns(&self.files, &["words"]).await?, "words")
     }
 
     /// Words in `vocab`.
@@ -708,22 +725,11 @@ impl Store {
     /// # Errors
     /// Lance errors.
     pub async fn vocab_words(&self) -> Result<HashSet<String>, StoreError> {
-        let batches: Vec<RecordBatch> = self
-            .vocab
-            .query()
-            .select(Select::Columns(vec!["word".into()]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
-        let mut out = HashSet::new();
-        for b in &batches {
-            let w = string_col(b, "word")?;
-            for i in 0..b.num_rows() {
-                out.insert(w.value(i).to_string());
-            }
-        }
-        Ok(out)
+        Ok(
+            strings(&read_columns(&self.vocab, &["word"]).await?, "word")?
+                .into_iter()
+                .collect(),
+        )
     }
 
     /// Adds words with their file counts and vectors, and deletes `gone`.
@@ -983,7 +989,8 @@ impl Store {
             .forest
             .query()
             .nearest_to(vector.to_vec())?
-            .distance_type(DistanceType::Cosine)
+            .distance_type(DistanceType::Dot)
+            .nprobes(VECTOR_INDEX_NPROBES)?
             .select(Select::Columns(
                 FOREST_READ_COLUMNS
                     .iter()
@@ -1209,6 +1216,29 @@ fn fts_params() -> FtsIndexBuilder {
         .ascii_folding(true)
         .with_position(false)
         .max_token_length(Some(crate::lexical::MAX_TOKEN_CHARS))
+}
+
+/// Every row of `table`, these columns only.
+async fn read_columns(table: &Table, columns: &[&str]) -> lancedb::Result<Vec<RecordBatch>> {
+    table
+        .query()
+        .select(Select::Columns(
+            columns.iter().map(|c| (*c).to_string()).collect(),
+        ))
+        .execute()
+        .await?
+        .try_collect()
+        .await
+}
+
+/// The values of string column `col` over `batches`, in order.
+fn strings(batches: &[RecordBatch], col: &str) -> Result<Vec<String>, StoreError> {
+    let mut out = Vec::new();
+    for b in batches {
+        let c = string_col(b, col)?;
+        out.extend((0..b.num_rows()).map(|i| c.value(i).to_string()));
+    }
+    Ok(out)
 }
 
 /// When `forest` is about to be recreated (columns changed) but its vectors

@@ -165,7 +165,7 @@ pub enum CollectionArg {
 }
 
 /// Runs one command; the exit code says how it went (0 ok, 1 error, 2 a
-/// `doctor` check failed).
+/// `doctor` check failed or the hook blocks the tool call).
 pub async fn run(cli: Cli) -> Result<ExitCode> {
     let ok = |r: Result<()>| r.map(|()| ExitCode::SUCCESS);
     match cli.command {
@@ -188,7 +188,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         } => ok(init::init_cmd(&path, hooks, cursor, dry_run)),
         Command::Hook {
             event: HookEvent::PreToolUse,
-        } => ok(hook::hook_cmd()),
+        } => hook::hook_cmd(),
         Command::Doctor { repo, json } => doctor::doctor_cmd(&repo, json).await,
         Command::Calibrate {
             pairs,

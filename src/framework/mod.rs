@@ -1,4 +1,4 @@
-//! Framework-aware chunking strategies (README § Framework awareness), each
+//! Framework-aware chunking strategies (README, the "framework awareness" item), each
 //! chosen by path and content and applied after the AST chunker:
 //!
 //! - PHP ([`php`]): imports, constructor DI, Eloquent models and relations,

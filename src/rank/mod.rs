@@ -43,6 +43,10 @@ const VECTOR_CANDIDATES: usize = 100;
 /// Top lexical files whose chunks get a cosine even when the vector search
 /// did not reach them (their vectors are read and compared).
 const COSINE_BACKFILL_FILES: usize = 30;
+/// Files whose chunks are read for that backfill: read while the vector
+/// search runs, before it is known which of them it reaches, so a few more
+/// than [`COSINE_BACKFILL_FILES`].
+const BACKFILL_READ_FILES: usize = 45;
 
 /// Errors of the pipeline.
 #[derive(Debug, thiserror::Error)]
@@ -214,12 +218,29 @@ impl Ranker {
 
         let text = text_query(&plan);
         let t = Instant::now();
-        let (files, chunks, nearest) = tokio::join!(
-            store.search_files(&text, FILE_CANDIDATES, &req.scope),
+        // The backfill's chunks are read as soon as the file ranking is
+        // known, while the (slower) vector search runs.
+        let files_and_backfill = async {
+            let files = store
+                .search_files(&text, FILE_CANDIDATES, &req.scope)
+                .await?;
+            let mut top: Vec<&crate::store::FileHit> = files.iter().collect();
+            top.sort_by(|a, b| b.score.total_cmp(&a.score));
+            let read: Vec<String> = top
+                .iter()
+                .take(BACKFILL_READ_FILES)
+                .map(|f| f.file.clone())
+                .collect();
+            let chunks = store.chunks_of_files(&read, 5_000).await?;
+            Ok::<_, StoreError>((files, read, chunks))
+        };
+        let (files_and_backfill, chunks, nearest) = tokio::join!(
+            files_and_backfill,
             store.search_chunks_text(&text, CHUNK_CANDIDATES, &req.scope),
             store.search_forest(&query_vector, VECTOR_CANDIDATES, &req.scope),
         );
-        let (files, chunks, nearest) = (files?, chunks?, nearest?);
+        let ((files, read, read_chunks), chunks, nearest) =
+            (files_and_backfill?, chunks?, nearest?);
 
         let mut cands: HashMap<String, Candidate> = HashMap::new();
         for f in &files {
@@ -247,18 +268,19 @@ impl Ranker {
         }
         // Lexically strong files the vector search did not reach: compare
         // their chunks' stored vectors with the query too.
-        let mut by_bm25: Vec<(&String, f32)> = cands
+        let backfill: HashSet<&String> = read
             .iter()
-            .filter(|(_, c)| c.scores.values().all(|s| s.1 == 0.0))
-            .map(|(f, c)| (f, c.file_bm25))
-            .collect();
-        by_bm25.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let backfill: Vec<String> = by_bm25
-            .into_iter()
+            .filter(|f| {
+                cands
+                    .get(*f)
+                    .is_none_or(|c| c.scores.values().all(|s| s.1 == 0.0))
+            })
             .take(COSINE_BACKFILL_FILES)
-            .map(|(f, _)| f.clone())
             .collect();
-        for h in store.chunks_of_files(&backfill, 5_000).await? {
+        for h in read_chunks
+            .into_iter()
+            .filter(|h| backfill.contains(&h.file))
+        {
             let cos = crate::relevance::cosine(&query_vector, &h.vector);
             let c = cands.entry(h.file.clone()).or_default();
             let e = c.scores.entry(key(&h)).or_insert((0.0, 0.0));

@@ -255,6 +255,37 @@ fn uncovered_runs(text: &str, covered: &[(usize, usize)]) -> Vec<(String, Script
     out
 }
 
+/// Katakana pieces shorter than this are fragments of a word, not words
+/// (スキーム holds キー with ス and ム left over).
+const MIN_KATAKANA_WORD_CHARS: usize = 3;
+
+/// Whether a glossary match at `span` (bytes) of a katakana term sits on
+/// word boundaries inside its katakana run: what is left of the run on
+/// each side is empty, a word of [`MIN_KATAKANA_WORD_CHARS`] or more, or
+/// ends (starts) with another glossary term. So キュー matches in
+/// マネージドキュー but キー not in スキーム, ビュー not in アトリビュート.
+fn katakana_word_boundaries(text: &str, span: (usize, usize)) -> bool {
+    let is_kata = |c: char| script(c) == Script::Katakana;
+    if !text[span.0..span.1].chars().all(is_kata) {
+        return true;
+    }
+    let left: String = text[..span.0]
+        .chars()
+        .rev()
+        .take_while(|c| is_kata(*c))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let right: String = text[span.1..].chars().take_while(|c| is_kata(*c)).collect();
+    let word = |piece: &str, glossary_fits: &dyn Fn(&str) -> bool| {
+        piece.is_empty()
+            || piece.chars().count() >= MIN_KATAKANA_WORD_CHARS
+            || glossary().iter().any(|(t, _)| glossary_fits(t))
+    };
+    word(&left, &|t| left.ends_with(t)) && word(&right, &|t| right.starts_with(t))
+}
+
 /// Builds the plan for one request. Japanese terms are translated by the
 /// seed glossary here; [`QueryPlan::untranslated`] lists the rest for the
 /// bridge, whose translations [`QueryPlan::add_translations`] folds in.
@@ -287,7 +318,9 @@ pub fn plan(query: &str) -> QueryPlan {
         for (ja, en) in glossary() {
             for (at, _) in query.match_indices(ja.as_str()) {
                 let span = (at, at + ja.len());
-                if covered.iter().any(|(a, b)| *a < span.1 && span.0 < *b) {
+                if covered.iter().any(|(a, b)| *a < span.1 && span.0 < *b)
+                    || !katakana_word_boundaries(&query, span)
+                {
                     continue;
                 }
                 covered.push(span);
@@ -470,5 +503,18 @@ mod tests {
         assert!(
             p.keywords.contains(&"pause".to_string()) && p.keywords.contains(&"queue".to_string())
         );
+        // A glossary word inside a longer katakana word is not that word.
+        let p = plan("スキームとアトリビュート");
+        let terms: Vec<&str> = p.translated.iter().map(|t| t.term.as_str()).collect();
+        assert!(
+            !terms.contains(&"キー") && !terms.contains(&"ビュー"),
+            "{terms:?}"
+        );
+        assert!(
+            p.untranslated.contains(&"スキーム".to_string()),
+            "{:?}",
+            p.untranslated
+        );
+        assert!(p.untranslated.contains(&"アトリビュート".to_string()));
     }
 }

@@ -640,7 +640,7 @@ impl SymbolCache {
         }
         let symbols = match Lang::from_path(abs) {
             Some(lang) if meta.len() <= max_file_size => {
-                let bytes = std::fs::read(abs).map_err(read_err)?;
+                let bytes = repo::read_regular(abs).map_err(read_err)?;
                 if repo::bytes_look_binary(&bytes) {
                     None
                 } else {

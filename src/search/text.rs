@@ -308,7 +308,7 @@ pub fn search(repo: &Repo, config: &Config, q: &TextQuery) -> Result<TextResult,
 }
 
 fn read_lines(path: &Path) -> Vec<String> {
-    std::fs::read(path)
+    crate::repo::read_regular(path)
         .map(|b| {
             String::from_utf8_lossy(&b)
                 .lines()

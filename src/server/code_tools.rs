@@ -665,7 +665,7 @@ impl CodeIntel {
             let d = syms
                 .enclosing(p.line)
                 .ok_or_else(|| ToolError::invalid(format!("no function, method or class encloses {}:{}; use analyze_structure to see the file's symbols", p.file, p.line)))?;
-            let text = std::fs::read(&abs).map_err(ToolError::failed)?;
+            let text = crate::repo::read_regular(&abs).map_err(ToolError::failed)?;
             let text = String::from_utf8_lossy(&text);
             let source = text.lines().skip(d.line - 1).take(d.end_line + 1 - d.line).collect::<Vec<_>>().join("\n");
             Ok(FunctionAtLine {

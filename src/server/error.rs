@@ -100,7 +100,14 @@ impl ToolError {
             ToolError::NotReady {
                 retry_after_seconds,
                 ..
-            } => format!("{} (retry after {retry_after_seconds} s)", self.message()),
+            } => format!(
+                "{}: {} (retry after {retry_after_seconds} s)",
+                self.kind(),
+                self.message()
+            ),
+            // Clients and scripts key on these words (`model_loading`,
+            // `model_unavailable`) in the text as well.
+            ToolError::Unavailable(_) => self.to_string(),
             _ => self.message().to_string(),
         };
         let mut r = CallToolResult::error(vec![ContentBlock::text(text)]);

@@ -5,7 +5,9 @@
 //! null), an object that is not a request (-32600), a batch (-32600), a
 //! line over [`MAX_LINE_BYTES`], and arguments nested deeper than
 //! [`MAX_DEPTH`] (a `tools/call` gets a tool error naming the limit; other
-//! methods -32600). Everything else goes to rmcp unchanged, through an
+//! methods -32600), and tool arguments holding a string over
+//! [`MAX_STRING_CHARS`] or a list over [`MAX_LIST_ITEMS`] (a tool error
+//! naming the argument and the limit). Everything else goes to rmcp unchanged, through an
 //! in-memory pipe; rmcp's replies and the guard's share one writer, a line
 //! at a time, so they never interleave on stdout.
 
@@ -23,6 +25,62 @@ pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// Deepest nesting of arrays and objects accepted in a request (the request
 /// envelope takes three levels; no tool's arguments need more than four).
 pub const MAX_DEPTH: usize = 32;
+/// Longest string accepted anywhere in tool arguments, in chars (32 KiB: a
+/// query, a pattern, a quote or a note; a 1 MB `query` kept a runtime worker
+/// busy for seconds, issue 11).
+pub const MAX_STRING_CHARS: usize = 32 * 1024;
+/// Longest list accepted anywhere in tool arguments (10,000 symbols to
+/// `validate_symbol_relevance` ran over 10 s, issue 11).
+pub const MAX_LIST_ITEMS: usize = 1_000;
+
+/// The first string or list in `v` over the limits, as (JSON path, what).
+fn oversized(v: &Value, path: &mut String) -> Option<(String, String)> {
+    match v {
+        Value::String(s) if s.chars().count() > MAX_STRING_CHARS => Some((
+            path.clone(),
+            format!(
+                "a string of {} chars (at most {MAX_STRING_CHARS})",
+                s.chars().count()
+            ),
+        )),
+        Value::Array(items) => {
+            if items.len() > MAX_LIST_ITEMS {
+                return Some((
+                    path.clone(),
+                    format!("a list of {} items (at most {MAX_LIST_ITEMS})", items.len()),
+                ));
+            }
+            items.iter().enumerate().find_map(|(i, x)| {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                let found = oversized(x, path);
+                path.truncate(len);
+                found
+            })
+        }
+        Value::Object(map) => map.iter().find_map(|(k, x)| {
+            let len = path.len();
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(k);
+            let found = oversized(x, path);
+            path.truncate(len);
+            found
+        }),
+        _ => None,
+    }
+}
+
+/// A `tools/call` answered with a tool error (`isError`), as MCP asks for
+/// errors the model can correct.
+fn tool_error(id: Value, text: String) -> Verdict {
+    Verdict::Answer(json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "result": {"content": [{"type": "text", "text": text}], "isError": true},
+    }))
+}
 
 /// What to do with one line of input.
 #[derive(Debug, PartialEq)]
@@ -130,17 +188,10 @@ pub fn check_line(line: &[u8]) -> Verdict {
     if depth(trimmed) > MAX_DEPTH {
         let method = top_level_field(valid, "method");
         return match (method.as_ref().and_then(Value::as_str), id()) {
-            (Some("tools/call"), id) if !id.is_null() => Verdict::Answer(json!({
-                "jsonrpc": "2.0",
-                "id": id,
-                "result": {
-                    "content": [{
-                        "type": "text",
-                        "text": format!("arguments nest deeper than {MAX_DEPTH} levels, the limit: flatten them"),
-                    }],
-                    "isError": true,
-                },
-            })),
+            (Some("tools/call"), id) if !id.is_null() => tool_error(
+                id,
+                format!("arguments nest deeper than {MAX_DEPTH} levels, the limit: flatten them"),
+            ),
             (_, id) => error(
                 id,
                 -32600,
@@ -180,6 +231,18 @@ pub fn check_line(line: &[u8]) -> Verdict {
         );
     }
     match obj.get("method") {
+        Some(Value::String(m)) if m == "tools/call" && id.is_some() => {
+            let args = obj.get("params").and_then(|p| p.get("arguments"));
+            match args.and_then(|a| oversized(a, &mut String::new())) {
+                Some((at, what)) => tool_error(
+                    reply_id(),
+                    format!(
+                        "argument `{at}` is {what}, over the limit: shorten it or split the call"
+                    ),
+                ),
+                None => Verdict::Forward,
+            }
+        }
         Some(Value::String(_)) => Verdict::Forward,
         Some(_) => error(
             reply_id(),
@@ -401,6 +464,38 @@ mod tests {
         );
         let deep_other = deep.replace("tools/call", "resources/read");
         assert_eq!(answer(&deep_other)["error"]["code"], json!(-32600));
+    }
+
+    /// A 1 MB query and 10,000 symbols are answered with a tool error that
+    /// names the argument; arguments within the limits go to rmcp.
+    #[test]
+    fn oversized_arguments_get_a_tool_error_naming_them() {
+        let call = |args: Value| {
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                   "params": {"name": "t", "arguments": args}})
+            .to_string()
+        };
+        let v = answer(&call(json!({"query": "x".repeat(1_000_000)})));
+        assert_eq!(v["id"], json!(4));
+        assert_eq!(v["result"]["isError"], json!(true));
+        let text = v["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("`query`") && text.contains("32768"), "{text}");
+        let symbols: Vec<String> = (0..10_000).map(|i| format!("s{i}")).collect();
+        let v = answer(&call(json!({"symbols": symbols})));
+        let text = v["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("`symbols`") && text.contains("1000"),
+            "{text}"
+        );
+        let v = answer(&call(
+            json!({"slots": {"a": {"quote": "y".repeat(40_000)}}}),
+        ));
+        let text = v["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("`slots.a.quote`"), "{text}");
+        assert_eq!(
+            check_line(call(json!({"query": "x".repeat(30_000), "symbols": ["a"]})).as_bytes()),
+            Verdict::Forward
+        );
     }
 
     #[test]

@@ -441,6 +441,15 @@ mod tests {
         }
     }
 
+    /// A write check of an existing file.
+    fn write(file: &str) -> Event {
+        Event::WriteChecked {
+            file: file.into(),
+            exists: true,
+            allow_new: false,
+        }
+    }
+
     fn tool(name: &str, files: &[&str], phase: Phase) -> Event {
         Event::ToolRecorded {
             evidence: Evidence {
@@ -765,44 +774,17 @@ mod tests {
             // READY, refused for an unexplored one.
             (
                 Intent::Modify,
-                with(
-                    explored(),
-                    vec![Event::WriteChecked {
-                        file: "a.py".into(),
-                        exists: true,
-                        allow_new: false,
-                    }],
-                ),
+                with(explored(), vec![write("a.py")]),
                 (Exploration, true, false),
             ),
             (
                 Intent::Modify,
-                with(
-                    explored(),
-                    vec![
-                        submit(enough(), &[]),
-                        Event::WriteChecked {
-                            file: "a.py".into(),
-                            exists: true,
-                            allow_new: false,
-                        },
-                    ],
-                ),
+                with(explored(), vec![submit(enough(), &[]), write("a.py")]),
                 (Ready, false, false),
             ),
             (
                 Intent::Modify,
-                with(
-                    explored(),
-                    vec![
-                        submit(enough(), &[]),
-                        Event::WriteChecked {
-                            file: "zz.py".into(),
-                            exists: true,
-                            allow_new: false,
-                        },
-                    ],
-                ),
+                with(explored(), vec![submit(enough(), &[]), write("zz.py")]),
                 (Ready, true, false),
             ),
         ];
@@ -834,15 +816,7 @@ mod tests {
         assert!(s.requirements.symbols >= 5);
         let r = transition(&mut s, submit(understanding(&["login"], &[]), &[]), &Code);
         assert!(r.is_ok());
-        let r = transition(
-            &mut s,
-            Event::WriteChecked {
-                file: "a.py".into(),
-                exists: true,
-                allow_new: false,
-            },
-            &Code,
-        );
+        let r = transition(&mut s, write("a.py"), &Code);
         assert!(matches!(r, Err(Rejected::Refused(_))));
         assert_eq!(s.refusals.len(), 1, "{:?}", s.refusals);
     }

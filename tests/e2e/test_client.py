@@ -33,7 +33,7 @@ def test_init_merges_and_is_idempotent(tmp_path):
     assert hook["hooks"][0]["command"].endswith("hook pre-tool-use")
     assert json.loads((repo / ".cursor/mcp.json").read_text())["mcpServers"]["code-intel"]
     cfg = json.loads((repo / ".code-intel/config.json").read_text())
-    assert cfg["chunk_max_tokens"] == 512 and cfg["source_dirs"] == ["app", "config"]
+    assert cfg == {"source_dirs": ["app", "config"]}  # every other key keeps its default
     assert "created" in first
 
     second = run("init", str(repo), "--hooks", "--cursor").stdout
@@ -61,6 +61,9 @@ async def test_pre_tool_use_hook_follows_the_active_session(tmp_path):
     assert out is None  # no session: allowed
     async with serve(repo) as c:
         sid = (await c.call("start_session", intent="INVESTIGATE", query="how does login work?"))["session_id"]
+        # A new file in directories that do not exist yet is still gated.
+        out, _ = hook(payload(repo, "Write", "app/Observers/deep/OrderObserver.php"))
+        assert out["hookSpecificOutput"]["permissionDecision"] == "deny", out
         out, dt = hook(payload(repo, "Write", "app/auth/service.py"))
         decision = out["hookSpecificOutput"]
         assert decision["hookEventName"] == "PreToolUse" and decision["permissionDecision"] == "deny"
@@ -81,7 +84,11 @@ async def test_pre_tool_use_hook_follows_the_active_session(tmp_path):
         assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
         await c.call("record_outcome", session_id=sid, outcome="success")
     assert hook(payload(repo, "Edit", "web/cart.js"))[0] is None  # session closed: allowed
-    assert subprocess.run([BIN, "hook", "pre-tool-use"], input="not json", capture_output=True, text=True).returncode == 0
+    # Input the hook cannot read is blocked (exit 2, Claude Code's blocking
+    # code) with the reason on stderr, never let through.
+    for bad in [b"not json", b'{"tool_name": "Write", "tool_input": {"file_path": "\\ud800"}}', b"\xff\xfe{}"]:
+        p = subprocess.run([BIN, "hook", "pre-tool-use"], input=bad, capture_output=True)
+        assert p.returncode == 2 and b"write gate" in p.stderr, (bad, p.returncode, p.stderr)
 
 
 def test_doctor_healthy_and_broken(tmp_path):

@@ -121,3 +121,162 @@ async def test_corrupt_session_is_moved_aside_and_reported(tmp_path):
         err = await c.call_error("get_session_status", session_id=sid)
         assert "moved aside" in err and "start_session" in err, err
         assert list(path.parent.glob(f"{sid}.json.corrupt-*"))
+
+
+async def test_ping_answers_during_long_queries(tmp_path):
+    """Two concurrent 1 MB queries are refused at the door with a tool error
+    naming the limit; two concurrent queries at the limit (32 Ki chars) run
+    while `ping` keeps answering within 1 s."""
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        huge = " ".join(["注文の在庫を戻す order stock"] * 40_000)[:1_000_000]
+        at_limit = huge[: 32 * 1024]
+        errors, pings = [], []
+
+        async def query(text):
+            r = await c.session.call_tool("query", {"query": text, "limit": 5})
+            errors.append(r.content[0].text if r.is_error else None)
+
+        async def ping_loop(stop):
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                await c.session.send_ping()
+                pings.append(time.perf_counter() - t0)
+                await anyio.sleep(0.1)
+
+        stop = anyio.Event()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ping_loop, stop)
+            async with anyio.create_task_group() as queries:
+                for text in (huge, huge, at_limit, at_limit):
+                    queries.start_soon(query, text)
+            stop.set()
+        refused = [e for e in errors if e]
+        assert len(refused) == 2 and all("`query`" in e and "32768" in e for e in refused), errors
+        assert len(pings) >= 2 and max(pings) < 1.0, pings
+
+
+async def test_secrets_never_reach_a_reply(tmp_path):
+    """`.env`, a private key, `auth.json` and `.git/config` hold a marker;
+    no reading tool returns it, and naming the file gives a refusal that
+    says it is withheld."""
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    marker = "s3cr3t7f1dmarker"
+    (repo / ".env").write_text(f"APP_KEY={marker}\nDB_PASSWORD={marker}\n")
+    (repo / "config").mkdir(exist_ok=True)
+    (repo / "config" / "auth.json").write_text(json.dumps({"token": marker}))
+    (repo / "deploy.pem").write_text(f"-----BEGIN PRIVATE KEY-----\n{marker}\n")
+    (repo / ".git").mkdir(exist_ok=True)
+    (repo / ".git" / "config").write_text(f"[remote]\n\turl = https://user:{marker}@example.com/x.git\n")
+    async with serve(repo) as c:
+        await c.wait_model()
+        replies = [await c.call("sync_index")]
+        calls = [
+            ("search_text", {"pattern": marker}),
+            ("search_text", {"pattern": "APP_KEY", "context_lines": 3}),
+            ("find_definitions", {"symbol": "APP_KEY"}),
+            ("find_references", {"symbol": "token"}),
+            ("get_symbols", {}),
+            ("analyze_structure", {"path": "config"}),
+            ("semantic_search", {"query": "APP_KEY database password private key", "limit": 50}),
+            ("query", {"query": "APP_KEY database password token", "limit": 50}),
+        ]
+        for tool, args in calls:
+            r = await c.session.call_tool(tool, args)
+            replies.append({"text": r.content[0].text if r.content else "", "structured": r.structured_content})
+        for path in [".env", "config/auth.json", "deploy.pem", ".git/config"]:
+            for tool, args in [("search_text", {"pattern": "x", "path": path}),
+                               ("get_symbols", {"path": path}),
+                               ("analyze_structure", {"path": path}),
+                               ("get_function_at_line", {"file": path, "line": 1})]:
+                r = await c.session.call_tool(tool, args)
+                assert r.is_error and "withheld" in r.content[0].text, (tool, path, r.content[0].text)
+                replies.append(r.content[0].text)
+    dump = json.dumps(replies, ensure_ascii=False)
+    assert marker not in dump
+
+
+def fuzz_corpus(tools):
+    """A bounded, deterministic corpus: for every tool, missing arguments,
+    every property with a value of the wrong type, an over-long string, a
+    1,001-item list, deep nesting, NaN, a lone surrogate and invalid UTF-8."""
+    wrong = {"string": 12, "integer": "twelve", "number": "x", "boolean": "yes", "array": "not a list",
+             "object": [1, 2]}
+    lines, n = [], 0
+
+    def call(name, args_json: bytes):
+        nonlocal n
+        n += 1
+        rid = f"f{n}"
+        lines.append((rid, b'{"jsonrpc":"2.0","id":"' + rid.encode() + b'","method":"tools/call","params":{"name":"'
+                      + name.encode() + b'","arguments":' + args_json + b"}}"))
+
+    for name, spec in sorted(tools.items()):
+        props = spec["input"].get("properties", {})
+        call(name, b"{}")
+        for prop, schema in sorted(props.items()):
+            types = schema.get("type", "object")
+            first = types[0] if isinstance(types, list) else types
+            call(name, json.dumps({prop: wrong.get(first, 7)}).encode())
+            call(name, json.dumps({prop: "x" * 40_000}).encode())
+            call(name, json.dumps({prop: list(range(1_001))}).encode())
+        some = sorted(props)[0] if props else "x"
+        call(name, b'{"' + some.encode() + b'":' + b"[" * 40 + b"]" * 40 + b"}")
+        call(name, b'{"' + some.encode() + b'":NaN}')
+        call(name, b'{"' + some.encode() + b'":"\\ud800"}')
+        call(name, b'{"' + some.encode() + b'":"\xff\xfe"}')
+    return lines
+
+
+def test_fuzz_corpus_every_request_answered(tmp_path):
+    """Every fuzzed call gets exactly one answer (a result or a JSON-RPC
+    error), none takes over 10 s, and the server is still serving after."""
+    import threading
+
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    # A FIFO in the repository: reading it would block forever.
+    os.mkfifo(repo / "app" / "pipe.php")
+    tools = json.loads(SNAPSHOT.read_text())
+    corpus = fuzz_corpus(tools)
+    corpus.append(("fifo", b'{"jsonrpc":"2.0","id":"fifo","method":"tools/call","params":{"name":"get_function_at_line",'
+                           b'"arguments":{"file":"app/pipe.php","line":1}}}'))
+    corpus.append(("ping", b'{"jsonrpc":"2.0","id":"ping","method":"ping"}'))
+    init = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    p = subprocess.Popen([BIN, "serve", "--repo", str(repo)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, env=model_env())
+    answers, seen_at = {}, {}
+
+    def read():
+        for line in p.stdout:
+            if line.strip():
+                msg = json.loads(line)
+                answers.setdefault(msg.get("id"), []).append(msg)
+                seen_at[msg.get("id")] = time.time()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    p.stdin.write(json.dumps(init).encode() + b"\n" + b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    sent_at = {}
+    for rid, line in corpus:
+        sent_at[rid] = time.time()
+        p.stdin.write(line + b"\n")
+        p.stdin.flush()
+    deadline = time.time() + 120
+    ids = [rid for rid, _ in corpus]
+    while time.time() < deadline and not all(i in answers for i in ids):
+        time.sleep(0.2)
+    alive = p.poll() is None
+    p.stdin.close()
+    p.wait(timeout=30)
+    missing = [i for i in ids if i not in answers]
+    assert not missing, f"{len(missing)} of {len(ids)} unanswered, e.g. {missing[:5]}"
+    assert all(len(answers[i]) == 1 for i in ids), [i for i in ids if len(answers[i]) != 1][:5]
+    slow = {i: round(seen_at[i] - sent_at[i], 1) for i in ids if seen_at[i] - sent_at[i] > 10}
+    assert not slow, slow
+    assert alive and answers["ping"][0]["result"] == {}
+    fifo = answers["fifo"][0]
+    assert fifo.get("result", {}).get("isError") is True, fifo
+    assert len(ids) > 300, len(ids)

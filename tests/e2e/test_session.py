@@ -19,8 +19,12 @@ PRECISE = "ログイン機能でパスワードが空のときエラーが出な
 async def refused(c, tool, **args):
     r = await c.session.call_tool(tool, args)
     assert r.is_error, f"{tool} should be refused: {r.structured_content}"
-    body = json.loads(r.content[0].text)
+    # The text says the reason and the recovery; the structured content
+    # carries them as fields.
+    body = r.structured_content
     assert body["error"] == "gate_refused" and body["recovery_options"], body
+    text = r.content[0].text
+    assert text.startswith("refused: ") and body["recovery_options"][0] in text, text
     return body
 
 
