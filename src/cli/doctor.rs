@@ -36,6 +36,7 @@ pub async fn doctor_cmd(repo: &Path, json: bool) -> Result<ExitCode> {
     checks.push(runtime_check(&config));
     checks.push(model_check(&config));
     checks.extend(index_checks(&repo, &config).await);
+    checks.extend(state_file_checks(&repo));
     checks.extend(client_checks(&repo));
     let broken = checks.iter().filter(|c| !c.ok).count();
     let mut out = std::io::stdout().lock();
@@ -60,6 +61,74 @@ pub async fn doctor_cmd(repo: &Path, json: bool) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// State files that could not be read: an unparsable `sync_state.json`
+/// (the next sync re-reads every file), `learned_pairs.json` records that
+/// do not parse (skipped), and files moved aside as `*.corrupt-<time>` by
+/// the session and learned-pair stores.
+fn state_file_checks(repo: &Repo) -> Vec<Check> {
+    let dir = repo.state_dir();
+    let mut checks = Vec::new();
+    let state = dir.join("sync_state.json");
+    if let Ok(text) = std::fs::read_to_string(&state)
+        && let Err(e) = serde_json::from_str::<serde_json::Value>(&text)
+    {
+        checks.push(check(
+            "sync_state",
+            false,
+            format!(
+                "{} is unreadable ({e}): the next sync re-reads every file (vectors are reused); fix: run `code-intel index`",
+                state.display()
+            ),
+        ));
+    }
+    let pairs = dir.join("learned_pairs.json");
+    if let Ok(text) = std::fs::read_to_string(&pairs)
+        && let Ok(records) = serde_json::from_str::<Vec<serde_json::Value>>(&text)
+    {
+        let bad = records
+            .iter()
+            .filter(|r| {
+                serde_json::from_value::<code_intel::learn::LearnedPair>((*r).clone()).is_err()
+            })
+            .count();
+        if bad > 0 {
+            checks.push(check(
+                "learned_pairs",
+                false,
+                format!(
+                    "{bad} of {} records in {} do not parse and are skipped (the others are kept); fix: remove them from the file",
+                    records.len(),
+                    pairs.display()
+                ),
+            ));
+        }
+    }
+    let mut moved: Vec<String> = [dir.clone(), dir.join("sessions")]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(".corrupt-"))
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    moved.sort();
+    if !moved.is_empty() {
+        checks.push(check(
+            "corrupt_files",
+            false,
+            format!(
+                "moved aside as unreadable: {}; fix: inspect them (a session can be restarted with start_session), then delete them",
+                moved.join(", ")
+            ),
+        ));
+    }
+    checks
 }
 
 /// The binary, the config (defaults when it is broken) and unknown keys.

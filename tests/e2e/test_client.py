@@ -110,6 +110,21 @@ def test_doctor_healthy_and_broken(tmp_path):
     assert "unknown keys ignored: chunk_max_tokenz" in p.stdout
     assert any("onnx_runtime" in l and "ORT_DYLIB_PATH" in l for l in fails), p.stdout
 
+    # Corrupt state files are named with their fix.
+    state = repo / ".code-intel"
+    (state / "config.json").write_text("{}")
+    (state / "sync_state.json").write_text('{"version": 3, "files": {')
+    (state / "learned_pairs.json").write_text('[{"term": "x"}, 7]')
+    (state / "sessions").mkdir(exist_ok=True)
+    (state / "sessions" / "abc.json.corrupt-1700000000").write_text("{")
+    p = subprocess.run([BIN, "doctor", "--repo", str(repo), "--json"], capture_output=True, text=True, env=cli_env())
+    assert p.returncode == 2, p.stdout
+    broken = json.loads(p.stdout)
+    checks = {c["check"]: c for c in broken["checks"]}
+    assert not checks["sync_state"]["ok"] and "code-intel index" in checks["sync_state"]["message"]
+    assert not checks["learned_pairs"]["ok"] and "2 of 2 records" in checks["learned_pairs"]["message"]
+    assert not checks["corrupt_files"]["ok"] and "abc.json.corrupt-1700000000" in checks["corrupt_files"]["message"]
+
 
 def test_mcp_inspector_cli_lists_and_calls(tmp_path):
     inspector = os.environ.get("CODE_INTEL_INSPECTOR")
