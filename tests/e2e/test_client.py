@@ -209,3 +209,55 @@ async def test_phase_scoped_tool_list(tmp_path):
             listed = names(await s.list_tools())
             assert "find_definitions" not in listed and "submit_semantic" in listed and "semantic_search" in listed
     assert sum("list_changed" in m or "ToolListChanged" in m for m in seen) >= 2, seen[-3:]
+
+
+# (tool, path, allow_new for check_write_target) — the hook treats Write as
+# creating files (allow_new) and Edit / MultiEdit / NotebookEdit as editing.
+AGREEMENT_CASES = [
+    ("Edit", "app/auth/service.py", False),          # explored, exists
+    ("MultiEdit", "app/auth/service.py", False),
+    ("Write", "app/auth/service.py", True),
+    ("Edit", "web/cart.js", False),                  # exists, never read
+    ("Write", "web/cart.js", True),
+    ("Write", "app/auth/new_module.py", True),       # new, explored directory
+    ("Edit", "app/auth/new_module.py", False),       # new file, not allowed as new
+    ("Write", "web/new_widget.js", True),            # new, unexplored directory
+    ("Write", "app/Observers/OrderObserver.php", True),  # new directory
+    ("Write", "app/a/b/c/deep.py", True),            # several new directories
+    ("Edit", ".env", False),                         # withheld file
+    ("Write", ".env.local", True),
+    ("Edit", "config/settings.py", False),
+    ("NotebookEdit", "notes/analysis.ipynb", True),
+]
+
+
+@pytest.mark.anyio
+async def test_hook_and_check_write_target_agree(tmp_path):
+    """For every case, in EXPLORATION and in READY, the hook denies exactly
+    when check_write_target refuses."""
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    (repo / ".env").write_text("APP_KEY=x\n")
+    disagreements, decided, outcomes = [], 0, set()
+    async with serve(repo) as c:
+        sid = (await c.call("start_session", intent="INVESTIGATE", query="how does login work?"))["session_id"]
+        for phase in ("EXPLORATION", "READY"):
+            if phase == "READY":
+                await c.call("find_definitions", symbol="authenticate", session_id=sid)
+                u = await c.call("submit_understanding", session_id=sid, symbols_identified=["authenticate"],
+                                 files_analyzed=["app/auth/service.py"])
+                assert u["phase"] == "READY", u
+            for tool, path, allow_new in AGREEMENT_CASES:
+                r = await c.session.call_tool("check_write_target", {
+                    "session_id": sid, "file_path": path, "allow_new_files": allow_new})
+                server_refuses = r.is_error or r.structured_content.get("allowed") is False
+                out, _ = hook(payload(repo, tool, path))
+                hook_denies = out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
+                decided += 1
+                outcomes.add((phase, server_refuses))
+                if server_refuses != hook_denies:
+                    disagreements.append((phase, tool, path, server_refuses, hook_denies,
+                                          r.content[0].text[:120]))
+    assert not disagreements, disagreements
+    assert decided == 2 * len(AGREEMENT_CASES)
+    # Both answers occur in READY, so agreement is not "everything refused".
+    assert {("READY", True), ("READY", False), ("EXPLORATION", True)} <= outcomes, outcomes
