@@ -133,6 +133,7 @@ async def run(repo, queries, bm25):
             print(
                 f"index: {rep['chunks_total']} chunks, {rep['files_indexed']} files, "
                 f"sync {time.time() - t:.1f} s (full-text index {rep.get('text_index_seconds', 0):.1f} s, "
+                f"vector index {rep.get('vector_index_seconds', 0):.1f} s, "
                 f"vocabulary {rep.get('vocabulary_words', 0)} words {rep.get('vocabulary_seconds', 0):.1f} s)",
                 file=sys.stderr,
             )

@@ -196,6 +196,9 @@ pub struct SyncReport {
     pub files_indexed: usize,
     /// Seconds spent updating the full-text (BM25) indexes.
     pub text_index_seconds: f64,
+    /// Seconds spent building the vector (IVF) index; it is built once,
+    /// when `forest` reaches `store::VECTOR_INDEX_MIN_ROWS` chunks.
+    pub vector_index_seconds: f64,
     /// Words in the vocabulary (identifier words of paths and definitions)
     /// after the sync, and how many were embedded in it.
     pub vocabulary_words: usize,
@@ -210,7 +213,7 @@ impl std::fmt::Display for SyncReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped; chunks: {} embedded, {} reused, {} in index ({} files); full-text index {:.2} s; vocabulary {} words ({} embedded, {:.2} s); {:.2} s",
+            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped; chunks: {} embedded, {} reused, {} in index ({} files); full-text index {:.2} s; vector index {:.2} s; vocabulary {} words ({} embedded, {:.2} s); {:.2} s",
             self.added,
             self.modified,
             self.deleted,
@@ -221,6 +224,7 @@ impl std::fmt::Display for SyncReport {
             self.chunks_total,
             self.files_indexed,
             self.text_index_seconds,
+            self.vector_index_seconds,
             self.vocabulary_words,
             self.vocabulary_embedded,
             self.vocabulary_seconds,
@@ -537,6 +541,7 @@ async fn run_sync(
     // Every file is stored in the current schema now: vectors kept from an
     // older one are no longer needed.
     store.drop_vector_cache().await?;
+    report.vector_index_seconds = store.ensure_vector_index().await?;
     report.text_index_seconds = store.update_text_indexes(changed).await?;
     state.last_sync = Some(now_secs());
     state.save(repo)?;

@@ -541,7 +541,6 @@ impl Store {
     /// Lance errors.
     pub async fn update_text_indexes(&self, changed: bool) -> Result<f64, StoreError> {
         let started = std::time::Instant::now();
-        self.ensure_vector_index().await?;
         for table in [&self.forest, &self.files] {
             let indexed: HashSet<String> = table
                 .list_indices()
@@ -574,12 +573,14 @@ impl Store {
     }
 
     /// Creates the IVF index on `forest.vector` once the table has
-    /// [`VECTOR_INDEX_MIN_ROWS`] rows (later rows join it through the same
-    /// incremental optimisation as the full-text indexes).
+    /// [`VECTOR_INDEX_MIN_ROWS`] rows (later rows join it through the
+    /// incremental optimisation of [`Store::update_text_indexes`], which
+    /// covers every index of the table). Returns the seconds spent.
     ///
     /// # Errors
     /// Lance errors.
-    async fn ensure_vector_index(&self) -> Result<(), StoreError> {
+    pub async fn ensure_vector_index(&self) -> Result<f64, StoreError> {
+        let started = std::time::Instant::now();
         let has = self
             .forest
             .list_indices()
@@ -588,7 +589,7 @@ impl Store {
             .any(|i| i.columns.iter().any(|c| c == "vector"));
         let rows = self.forest.count_rows(None).await?;
         if has || rows < VECTOR_INDEX_MIN_ROWS {
-            return Ok(());
+            return Ok(started.elapsed().as_secs_f64());
         }
         let partitions = ((rows as f64).sqrt() as u32).max(1);
         self.forest
@@ -602,7 +603,7 @@ impl Store {
             )
             .execute()
             .await?;
-        Ok(())
+        Ok(started.elapsed().as_secs_f64())
     }
 
     /// BM25 search of `forest` chunks, best first, at most `limit`; `score`
@@ -994,7 +995,7 @@ impl Store {
             .select(Select::Columns(
                 FOREST_READ_COLUMNS
                     .iter()
-                    .chain(["vector", "_distance"].iter())
+                    .chain(std::iter::once(&"_distance"))
                     .map(|c| c.to_string())
                     .collect(),
             ))

@@ -161,6 +161,21 @@ struct Candidate {
 
 type ChunkKey = (u32, u32, String);
 
+impl Candidate {
+    /// Records a chunk's cosine; the chunk joins the candidate's chunks
+    /// unless a search already brought it (every chunk in `chunks` has an
+    /// entry in `scores`).
+    fn add_cosine(&mut self, h: ForestHit, cos: f32) {
+        match self.scores.entry(key(&h)) {
+            std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().1 = cos,
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((0.0, cos));
+                self.chunks.push(h);
+            }
+        }
+    }
+}
+
 fn key(h: &ForestHit) -> ChunkKey {
     (h.start_line, h.end_line, h.name.clone())
 }
@@ -257,14 +272,9 @@ impl Ranker {
         }
         for h in nearest {
             let c = cands.entry(h.file.clone()).or_default();
-            let k = key(&h);
-            let cos = h.score;
-            let e = c.scores.entry(k).or_insert((0.0, 0.0));
-            e.1 = cos;
             c.class.get_or_insert(h.class);
-            if !c.chunks.iter().any(|x| key(x) == key(&h)) {
-                c.chunks.push(h);
-            }
+            let cos = h.score;
+            c.add_cosine(h, cos);
         }
         // Lexically strong files the vector search did not reach: compare
         // their chunks' stored vectors with the query too.
@@ -282,12 +292,7 @@ impl Ranker {
             .filter(|h| backfill.contains(&h.file))
         {
             let cos = crate::relevance::cosine(&query_vector, &h.vector);
-            let c = cands.entry(h.file.clone()).or_default();
-            let e = c.scores.entry(key(&h)).or_insert((0.0, 0.0));
-            e.1 = cos;
-            if !c.chunks.iter().any(|x| key(x) == key(&h)) {
-                c.chunks.push(h);
-            }
+            cands.entry(h.file.clone()).or_default().add_cosine(h, cos);
         }
         let search_ms = t.elapsed().as_secs_f64() * 1000.0;
 

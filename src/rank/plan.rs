@@ -269,21 +269,26 @@ fn katakana_word_boundaries(text: &str, span: (usize, usize)) -> bool {
     if !text[span.0..span.1].chars().all(is_kata) {
         return true;
     }
-    let left: String = text[..span.0]
+    // The rest of the katakana run on each side of the match.
+    let left_start = text[..span.0]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| is_kata(*c))
+        .last()
+        .map_or(span.0, |(i, _)| i);
+    let right_len: usize = text[span.1..]
         .chars()
-        .rev()
         .take_while(|c| is_kata(*c))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    let right: String = text[span.1..].chars().take_while(|c| is_kata(*c)).collect();
-    let word = |piece: &str, glossary_fits: &dyn Fn(&str) -> bool| {
-        piece.is_empty()
-            || piece.chars().count() >= MIN_KATAKANA_WORD_CHARS
-            || glossary().iter().any(|(t, _)| glossary_fits(t))
-    };
-    word(&left, &|t| left.ends_with(t)) && word(&right, &|t| right.starts_with(t))
+        .map(char::len_utf8)
+        .sum();
+    let (left, right) = (&text[left_start..span.0], &text[span.1..span.1 + right_len]);
+    let is_word = |piece: &str| piece.chars().count() >= MIN_KATAKANA_WORD_CHARS;
+    (left.is_empty() || is_word(left) || glossary().iter().any(|(t, _)| left.ends_with(t.as_str())))
+        && (right.is_empty()
+            || is_word(right)
+            || glossary()
+                .iter()
+                .any(|(t, _)| right.starts_with(t.as_str())))
 }
 
 /// Builds the plan for one request. Japanese terms are translated by the
