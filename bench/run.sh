@@ -4,12 +4,15 @@
 #   bench/run.sh REPO [bench.py options]
 #   bench/run.sh retrieval REPO [retrieval.py options]
 #   bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [fit.py options]
+#   bench/run.sh agent --demo DEMO --laravel FRAMEWORK [agent_tasks.py options]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/code-intel/target}
 VENV=${CODE_INTEL_TEST_VENV:-$HOME/.cache/code-intel/venv}
-[ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV"; "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio; }
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+"$VENV/bin/python" -c 'import mcp, pytest, anyio, tokenizers' 2>/dev/null \
+  || "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio tokenizers==0.23.3
 # The BM25 and search_text baselines run ripgrep's CLI.
 if ! command -v rg >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -19,5 +22,6 @@ SCRIPT=bench.py
 case "${1:-}" in
   retrieval) SCRIPT=retrieval.py; shift ;;
   fit) SCRIPT=fit.py; shift ;;
+  agent) SCRIPT=agent_tasks.py; shift ;;
 esac
 exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"

@@ -14,10 +14,10 @@ cargo build --locked
 cargo test --locked
 
 VENV=${CODE_INTEL_TEST_VENV:-$HOME/.cache/code-intel/venv}
-if [ ! -x "$VENV/bin/pytest" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio
-fi
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+# tokenizers: replies and tools/list are measured in real tokens (XLM-R of e5).
+"$VENV/bin/python" -c 'import mcp, pytest, anyio, tokenizers' 2>/dev/null \
+  || "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio tokenizers==0.23.3
 # The MCP Inspector CLI (npm) drives the binary in one of the e2e tests.
 INSPECTOR_DIR=${CODE_INTEL_INSPECTOR_DIR:-$HOME/.cache/code-intel/inspector}
 if [ ! -x "$INSPECTOR_DIR/node_modules/.bin/mcp-inspector" ]; then
@@ -26,4 +26,12 @@ if [ ! -x "$INSPECTOR_DIR/node_modules/.bin/mcp-inspector" ]; then
   (cd "$INSPECTOR_DIR" && npm install --silent --no-audit --no-fund @modelcontextprotocol/inspector@2.12.0)
 fi
 export CODE_INTEL_INSPECTOR="$INSPECTOR_DIR/node_modules/.bin/mcp-inspector"
+# The Claude Code CLI (npm; no account needed for `claude mcp list`).
+CLAUDE_DIR=${CODE_INTEL_CLAUDE_DIR:-$HOME/.cache/code-intel/claude}
+if [ ! -x "$CLAUDE_DIR/node_modules/.bin/claude" ]; then
+  mkdir -p "$CLAUDE_DIR"
+  [ -f "$CLAUDE_DIR/package.json" ] || echo '{"private": true}' > "$CLAUDE_DIR/package.json"
+  (cd "$CLAUDE_DIR" && npm install --silent --no-audit --no-fund @anthropic-ai/claude-code@2.1.197)
+fi
+export CODE_INTEL_CLAUDE="$CLAUDE_DIR/node_modules/.bin/claude"
 CODE_INTEL_BIN="$CARGO_TARGET_DIR/debug/code-intel" "$VENV/bin/pytest" -q -p no:cacheprovider tests/e2e

@@ -133,38 +133,7 @@ pub fn meta_summary(meta: &Map<String, Value>, max_chars: usize) -> String {
     s
 }
 
-/// Splits an identifier into lowercase words: `getUserByID` → `get user by
-/// id`, `load_config` → `load config`, `App\Http\LoginController` → `app
-/// http login controller`.
-pub fn split_identifier(name: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    let chars: Vec<char> = name.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
-            continue;
-        }
-        let prev = i.checked_sub(1).map(|j| chars[j]);
-        let next = chars.get(i + 1);
-        let boundary = c.is_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
-            });
-        if boundary && !cur.is_empty() {
-            words.push(std::mem::take(&mut cur));
-        }
-        cur.extend(c.to_lowercase());
-    }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
-    words.join(" ")
-}
+pub use crate::util::split_identifier;
 
 /// Chunks one file. `symbols` is `None` for files without a grammar.
 /// `max_chars` bounds the content of one chunk; longer definitions are split

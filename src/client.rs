@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::config::STATE_DIR;
 use crate::learn::SessionStore;
 use crate::repo::Repo;
-use crate::session::{self, HypothesisState};
+use crate::session;
 
 /// A session idle for longer than this is not treated as active by the hook
 /// (12 hours: a working day, so yesterday's abandoned session does not block).
@@ -242,15 +242,10 @@ pub fn pre_tool_use(input: &Value) -> Option<Value> {
         return None;
     }
     let rel = repo.rel(&canon);
-    let hyps: Vec<(String, HypothesisState)> = s
-        .hypotheses
-        .iter()
-        .map(|h| (h.file.clone(), h.state))
-        .collect();
     // Write creates files: treat it as allow_new_files, as /code tells the agent to.
     let allow_new = tool == "Write";
-    let refusal =
-        session::check_write(s.phase, &rel, exists, allow_new, &s.explored, &hyps).err()?;
+    let target = crate::framework::conventions::write_target(&repo, &rel, exists, allow_new);
+    let refusal = session::check_write(&s, &target).err()?;
     let reason = format!(
         "code-intel session {} ({:?}) refuses {tool} on {rel}: {} Recovery: {}.",
         s.id,

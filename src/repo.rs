@@ -212,6 +212,50 @@ impl Repo {
         Ok(canonical)
     }
 
+    /// Resolves a file about to be written, which may not exist yet, perhaps
+    /// in directories that do not exist yet (`app/Observers/X.php` before
+    /// `app/Observers/`): the file itself when it exists, else its nearest
+    /// existing ancestor (canonical, inside the root) with the missing
+    /// components appended. Returns the repo-relative path and whether the
+    /// file exists.
+    ///
+    /// # Errors
+    /// As [`Repo::resolve`]: `..` or an ancestor outside the root
+    /// ([`PathError::Escape`]), a withheld file ([`PathError::Sensitive`]).
+    pub fn resolve_for_write(&self, arg: &str) -> Result<(String, bool), PathError> {
+        match self.resolve(arg) {
+            Ok(abs) => return Ok((self.rel(&abs), abs.is_file())),
+            Err(PathError::NotFound(_)) => {}
+            Err(e) => return Err(e),
+        }
+        let path = Path::new(arg);
+        let mut missing = Vec::new();
+        for dir in path.ancestors().skip(1) {
+            if let Some(name) = path
+                .ancestors()
+                .find(|a| a.parent() == Some(dir))
+                .and_then(Path::file_name)
+            {
+                missing.push(name.to_string_lossy().into_owned());
+            }
+            let text = dir.to_string_lossy();
+            if let Ok(base) = self.resolve(&text) {
+                let mut rel = self.rel(&base);
+                for part in missing.iter().rev() {
+                    if !rel.is_empty() {
+                        rel.push('/');
+                    }
+                    rel.push_str(part);
+                }
+                if self.is_sensitive(&rel) {
+                    return Err(PathError::Sensitive(rel));
+                }
+                return Ok((rel, false));
+            }
+        }
+        Err(PathError::Escape(arg.to_string()))
+    }
+
     /// Repo-relative name with `/` separators (`""` for the root itself).
     pub fn rel(&self, abs: &Path) -> String {
         let rel = abs.strip_prefix(&self.root).unwrap_or(abs);

@@ -1,5 +1,5 @@
-//! `code-intel calibrate`: re-derives the relevance and map thresholds from
-//! labelled pairs (README § Calibration).
+//! `code-intel calibrate`: re-derives the relevance, map and value/quote
+//! thresholds from labelled pairs (README § Calibration).
 
 use std::io::Write;
 use std::path::Path;
@@ -7,13 +7,10 @@ use std::path::Path;
 use super::{load_embedder, open};
 use anyhow::{Context, Result};
 
-pub async fn calibrate_cmd(
-    repo: &Path,
-    pairs: Option<&Path>,
-    map_pairs: Option<&Path>,
-    json: bool,
-) -> Result<()> {
-    use code_intel::relevance::{self, CALIBRATED};
+/// `paths`: the relevance, map and value/quote pair files (`None`: the set
+/// compiled in from tests/calibration/).
+pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -> Result<()> {
+    use code_intel::relevance::{self, CALIBRATED, LabelledScores};
     let (_, config) = open(repo)?;
     let read = |p: Option<&Path>, default: &str| -> Result<Vec<(String, String, bool)>> {
         let text = match p {
@@ -23,37 +20,43 @@ pub async fn calibrate_cmd(
         };
         relevance::parse_pairs(&text).map_err(anyhow::Error::msg)
     };
-    let rel = read(pairs, relevance::RELEVANCE_PAIRS)?;
-    let map = read(map_pairs, relevance::MAP_PAIRS)?;
+    let rel = read(paths[0], relevance::RELEVANCE_PAIRS)?;
+    let map = read(paths[1], relevance::MAP_PAIRS)?;
+    let vq = read(paths[2], relevance::VALUE_QUOTE_PAIRS)?;
     let embedder = load_embedder(&config).await?;
     let model = embedder.model_id();
-    let (rel_scores, map_scores) = tokio::task::spawn_blocking(move || -> Result<_> {
-        let rel_in: Vec<(String, String)> = rel
-            .iter()
-            .map(|(t, s, _)| (t.clone(), relevance::symbol_text(s)))
-            .collect();
-        let map_in: Vec<(String, String)> =
-            map.iter().map(|(a, b, _)| (a.clone(), b.clone())).collect();
-        let r = relevance::score_pairs(embedder.as_ref(), &rel_in)?;
-        let m = relevance::score_pairs(embedder.as_ref(), &map_in)?;
-        Ok((
-            r.into_iter()
-                .zip(rel.iter().map(|p| p.2))
-                .collect::<Vec<_>>(),
-            m.into_iter()
-                .zip(map.iter().map(|p| p.2))
-                .collect::<Vec<_>>(),
-        ))
+    let scores = tokio::task::spawn_blocking(move || -> Result<LabelledScores> {
+        let score = |pairs: &[(String, String, bool)], symbols: bool| -> Result<Vec<(f32, bool)>> {
+            let input: Vec<(String, String)> = pairs
+                .iter()
+                .map(|(a, b, _)| {
+                    let b = if symbols {
+                        relevance::symbol_text(b)
+                    } else {
+                        b.clone()
+                    };
+                    (a.clone(), b)
+                })
+                .collect();
+            let s = relevance::score_pairs(embedder.as_ref(), &input)?;
+            Ok(s.into_iter().zip(pairs.iter().map(|p| p.2)).collect())
+        };
+        Ok(LabelledScores {
+            relevance: score(&rel, true)?,
+            map: score(&map, false)?,
+            value_quote: score(&vq, false)?,
+        })
     })
     .await??;
-    let chosen = relevance::choose(&rel_scores, &map_scores);
+    let chosen = relevance::choose(&scores);
+    let rel_scores = &scores.relevance;
     let v = serde_json::json!({
         "model": model,
         "target_precision": relevance::TARGET_PRECISION,
-        "chosen": { "thresholds": chosen, "metrics": relevance::evaluate(&chosen, &rel_scores, &map_scores) },
+        "chosen": { "thresholds": chosen, "metrics": relevance::evaluate(&chosen, &scores) },
         "compiled": {
             "thresholds": CALIBRATED,
-            "metrics": relevance::evaluate(&CALIBRATED, &rel_scores, &map_scores),
+            "metrics": relevance::evaluate(&CALIBRATED, &scores),
             "documented": relevance::CALIBRATED_METRICS
                 .iter()
                 .map(|(tier, p, r)| serde_json::json!({"tier": tier, "precision": p, "recall": r}))
@@ -62,6 +65,8 @@ pub async fn calibrate_cmd(
         "score_range": {
             "related": min_max(rel_scores.iter().filter(|s| s.1).map(|s| s.0)),
             "unrelated": min_max(rel_scores.iter().filter(|s| !s.1).map(|s| s.0)),
+            "consistent": min_max(scores.value_quote.iter().filter(|s| s.1).map(|s| s.0)),
+            "inconsistent": min_max(scores.value_quote.iter().filter(|s| !s.1).map(|s| s.0)),
         },
     });
     let mut out = std::io::stdout().lock();
@@ -74,12 +79,13 @@ pub async fn calibrate_cmd(
         let m = &v[label]["metrics"];
         writeln!(
             out,
-            "{label}: fact >= {:.4}, reject < {:.4}, map >= {:.4}",
+            "{label}: fact >= {:.5}, reject < {:.5}, map >= {:.5}, value/quote < {:.5}",
             t["fact"].as_f64().unwrap_or(0.0),
             t["reject"].as_f64().unwrap_or(0.0),
-            t["map_short_circuit"].as_f64().unwrap_or(0.0)
+            t["map_short_circuit"].as_f64().unwrap_or(0.0),
+            t["value_quote"].as_f64().unwrap_or(0.0)
         )?;
-        for tier in ["fact", "reject", "map"] {
+        for tier in ["fact", "reject", "map", "value_quote"] {
             writeln!(
                 out,
                 "  {tier:<6} precision {:.3} recall {:.3} ({} decided)",

@@ -104,7 +104,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Re-derive the relevance and map thresholds from labelled pairs and
+    /// Re-derive the relevance, map and value/quote thresholds from labelled pairs and
     /// report precision/recall per tier (README § Calibration).
     Calibrate {
         /// (NL term, symbol, related 0/1) TSV; default: the set compiled in
@@ -115,6 +115,10 @@ pub enum Command {
         /// tests/calibration/map_pairs.tsv as compiled in.
         #[arg(long)]
         map_pairs: Option<PathBuf>,
+        /// (slot value, quote, consistent 0/1) TSV; default:
+        /// tests/calibration/value_quote_pairs.tsv as compiled in.
+        #[arg(long)]
+        value_quote_pairs: Option<PathBuf>,
         /// Repository whose config names the model (default: current directory).
         #[arg(long, default_value = ".")]
         repo: PathBuf,
@@ -193,11 +197,19 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Calibrate {
             pairs,
             map_pairs,
+            value_quote_pairs,
             repo,
             json,
-        } => {
-            ok(calibrate::calibrate_cmd(&repo, pairs.as_deref(), map_pairs.as_deref(), json).await)
-        }
+        } => ok(calibrate::calibrate_cmd(
+            &repo,
+            [
+                pairs.as_deref(),
+                map_pairs.as_deref(),
+                value_quote_pairs.as_deref(),
+            ],
+            json,
+        )
+        .await),
         Command::BenchEmbed { path, dump } => {
             ok(bench::bench_embed_cmd(&path, dump.as_deref()).await)
         }

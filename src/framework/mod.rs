@@ -15,6 +15,7 @@
 //!
 //! Facts go to [`Chunk::meta`] (a JSON object) and [`Chunk::related`].
 
+pub mod conventions;
 mod php;
 
 use serde_json::{Map, Value, json};

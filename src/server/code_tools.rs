@@ -1,57 +1,65 @@
 //! Read-only code tools: search_text, find_definitions, find_references,
-//! get_symbols, analyze_structure, get_function_at_line.
+//! get_symbols, analyze_structure, get_function_at_line, read_file. Each
+//! reply fits its `max_tokens` budget (`budget`).
 
 use std::fmt::Write;
 use std::sync::Arc;
 
-use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CodeIntel, SessionGate, Shared, ToolError, blocking, success};
-use crate::search::references::{self, ReferenceList};
+use super::budget::{Budget, check_max_tokens};
+use super::{CodeIntel, Reads, SessionGate, Shared, ToolError, blocking, success};
+use crate::search::references;
 use crate::search::symbols::{
     Definition, FileSymbols, SymbolError, qualifier_matches, split_qualified,
 };
-use crate::search::text::{self, CaseMode, TextQuery, TextResult};
+use crate::search::text::{self, CaseMode, TextQuery};
 use crate::session::ToolClass;
 
 fn default_max_results() -> usize {
     100
 }
 
+/// `search_text` with at least this many lines of context around each match
+/// returns enough code to count as reading the matched files.
+const READ_CONTEXT_LINES: usize = 3;
+
 /// Parameters of `search_text`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SearchTextParams {
-    /// Regular expression (Rust regex syntax, as ripgrep), or a literal string when `literal` is true.
+    /// Rust regex (as ripgrep), or literal text with `literal`.
     pub pattern: String,
     /// Treat `pattern` as a literal string. Default false.
     #[serde(default)]
     pub literal: bool,
-    /// `sensitive` (default, as ripgrep), `insensitive`, or `smart` (insensitive unless the pattern has an uppercase letter).
+    /// sensitive (default), insensitive, or smart (insensitive unless the pattern has uppercase).
     #[serde(default)]
     pub case: CaseMode,
     /// Match whole words only. Default false.
     #[serde(default)]
     pub word: bool,
-    /// Repo-relative file or directory to search (default: the whole repo).
+    /// Repo-relative file or directory (default: all).
     #[serde(default)]
     pub path: Option<String>,
-    /// Glob on the repo-relative path, e.g. `src/**/*.php`; without `/` it matches the file name, e.g. `*.py`.
+    /// Path glob, e.g. `src/**/*.php`; without `/` it matches the file name (`*.py`).
     #[serde(default)]
     pub glob: Option<String>,
-    /// A language code-intel parses (php, python, typescript, …; see README) or a ripgrep file type (md, json, yaml, …).
+    /// A language (php, python, …) or ripgrep file type (md, json, …).
     #[serde(default)]
     pub file_type: Option<String>,
-    /// Lines of context before and after each match, 0-20. Default 0.
+    /// Lines around each match, 0-20. Default 0.
     #[serde(default)]
     pub context_lines: usize,
-    /// Matches returned at most, 1-2000. Default 100. `total` counts all matches.
+    /// 1-2000. Default 100; `total` counts all.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
+    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     #[serde(flatten)]
     pub gate: SessionGate,
 }
@@ -59,23 +67,26 @@ pub struct SearchTextParams {
 /// Parameters of `find_definitions`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FindDefinitionsParams {
-    /// Symbol name, optionally qualified: `authenticate`, `AuthService.authenticate`, `AuthService::authenticate` or `App\Services\AuthService`.
+    /// Name, optionally qualified: `authenticate`, `AuthService::authenticate`, `App\Services\AuthService`.
     pub symbol: String,
-    /// Repo-relative file or directory to look in (default: the whole repo).
+    /// Repo-relative file or directory (default: all).
     #[serde(default)]
     pub path: Option<String>,
-    /// Only this language (php, python, typescript, …; as get_symbols reports it).
+    /// Only this language (php, python, …).
     #[serde(default)]
     pub language: Option<String>,
-    /// true (default): the name must equal `symbol` (case-sensitive); false: case-insensitive substring match.
+    /// true (default): exact, case-sensitive; false: case-insensitive substring.
     #[serde(default = "yes")]
     pub exact_match: bool,
     /// Only this kind (function, method, class, interface, trait, enum, …).
     #[serde(default)]
     pub kind: Option<String>,
-    /// Definitions returned at most. Default 100.
+    /// Default 100.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
+    /// Reply budget, tokens (estimated), 100-20000. Default 1000.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     #[serde(flatten)]
     pub gate: SessionGate,
 }
@@ -87,17 +98,20 @@ fn yes() -> bool {
 /// Parameters of `find_references`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FindReferencesParams {
-    /// Symbol name (identifier) whose uses to find; matched as a whole word, case-sensitive.
+    /// Identifier whose uses to find (whole word, case-sensitive).
     pub symbol: String,
-    /// Repo-relative file or directory to look in (default: the whole repo).
+    /// Repo-relative file or directory (default: all).
     #[serde(default)]
     pub path: Option<String>,
     /// Only files of this language or ripgrep file type.
     #[serde(default)]
     pub language: Option<String>,
-    /// References returned at most. Default 100. `total` counts all.
+    /// Default 100; `total` counts all.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
+    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     #[serde(flatten)]
     pub gate: SessionGate,
 }
@@ -108,7 +122,7 @@ pub struct GetSymbolsParams {
     /// Repo-relative file or directory (default: the whole repo).
     #[serde(default)]
     pub path: Option<String>,
-    /// Only this kind (function, method, class, interface, trait, enum, constant, field, rule, element, …).
+    /// Only this kind (function, method, class, …).
     #[serde(default)]
     pub kind: Option<String>,
     /// Only names containing this text (case-insensitive).
@@ -117,9 +131,12 @@ pub struct GetSymbolsParams {
     /// Only this language.
     #[serde(default)]
     pub language: Option<String>,
-    /// Symbols returned at most. Default 500.
+    /// Default 500.
     #[serde(default = "default_symbol_limit")]
     pub max_results: usize,
+    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     #[serde(flatten)]
     pub gate: SessionGate,
 }
@@ -133,9 +150,12 @@ fn default_symbol_limit() -> usize {
 pub struct AnalyzeStructureParams {
     /// Repo-relative file or directory.
     pub path: String,
-    /// Files described at most when `path` is a directory. Default 50.
+    /// Files at most for a directory. Default 50.
     #[serde(default = "default_max_files")]
     pub max_files: usize,
+    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     #[serde(flatten)]
     pub gate: SessionGate,
 }
@@ -151,8 +171,110 @@ pub struct FunctionAtLineParams {
     pub file: String,
     /// 1-based line number.
     pub line: usize,
+    /// Reply budget, tokens (estimated), 100-20000. Default 2000.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     #[serde(flatten)]
     pub gate: SessionGate,
+}
+
+/// Parameters of `read_file`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ReadFileParams {
+    /// Repo-relative file.
+    pub file: String,
+    /// First line, 1-based. Default 1.
+    #[serde(default)]
+    pub start_line: Option<usize>,
+    /// Last line, 1-based, inclusive. Default: as far as max_tokens allows.
+    #[serde(default)]
+    pub end_line: Option<usize>,
+    /// Reply budget, tokens (estimated), 100-20000. Default 2000.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
+    #[serde(flatten)]
+    pub gate: SessionGate,
+}
+
+/// Lines of one file (result of `read_file`, and per file of `add_explored_files`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileLines {
+    pub file: String,
+    /// 1-based first line returned.
+    pub start_line: usize,
+    /// 1-based last line returned (inclusive; start_line − 1 when none).
+    pub end_line: usize,
+    /// Lines in the file.
+    pub total_lines: usize,
+    /// The lines, `\n`-joined.
+    pub content: String,
+    /// The budget or end_line cut the file short.
+    pub truncated: bool,
+}
+
+/// Reads lines `start..=end` (1-based) of a repository file within
+/// `max_tokens`; the text shows each line with its number (`n\tline`).
+///
+/// # Errors
+/// A path outside the repository or withheld, a directory, a binary or
+/// non-regular file, a start line past the end.
+pub(super) fn read_lines(
+    shared: &Shared,
+    file: &str,
+    start: Option<usize>,
+    end: Option<usize>,
+    max_tokens: usize,
+) -> Result<(FileLines, String), ToolError> {
+    let abs = shared.repo.resolve(file)?;
+    if abs.is_dir() {
+        return Err(ToolError::invalid(format!(
+            "`{file}` is a directory: give a file (get_symbols or analyze_structure list a directory)"
+        )));
+    }
+    let bytes = crate::repo::read_regular(&abs)
+        .map_err(|e| ToolError::invalid(format!("cannot read `{file}`: {e}")))?;
+    if crate::repo::bytes_look_binary(&bytes) {
+        return Err(ToolError::invalid(format!("`{file}` is binary")));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let start = start.unwrap_or(1).max(1);
+    if start > total.max(1) {
+        return Err(ToolError::invalid(format!(
+            "start_line {start} is past the end of `{file}` ({total} lines)"
+        )));
+    }
+    let end = end.unwrap_or(total).min(total);
+    let rel = shared.repo.rel(&abs);
+    let mut b = Budget::new(max_tokens);
+    b.force(&format!("{rel}:{start}-{end} of {total} lines\n"));
+    let mut content = String::new();
+    let mut last = start - 1;
+    for (i, l) in lines.iter().enumerate().take(end).skip(start - 1) {
+        if !b.push(&format!("{}\t{l}\n", i + 1)) {
+            break;
+        }
+        content.push_str(l);
+        content.push('\n');
+        last = i + 1;
+    }
+    let truncated = last < end;
+    let text = b.finish(&format!(
+        "… cut at line {last} to fit max_tokens: read_file {rel} start_line={} for more",
+        last + 1
+    ));
+    Ok((
+        FileLines {
+            file: rel,
+            start_line: start,
+            end_line: last,
+            total_lines: total,
+            content,
+            truncated: truncated || end < total,
+        },
+        text,
+    ))
 }
 
 /// A definition with its file.
@@ -275,16 +397,15 @@ fn select_symbols(
     }
 }
 
-fn list_text(list: &SymbolList) -> String {
-    let mut s = format!("{} symbol(s)", list.total);
-    if list.truncated {
-        let _ = write!(s, ", showing {}", list.symbols.len());
-    }
-    s.push('\n');
+/// The text of a symbol list within `max_tokens`; the list keeps only the
+/// symbols the text shows.
+fn list_text(list: &mut SymbolList, max_tokens: usize) -> String {
+    let mut b = Budget::new(max_tokens);
+    b.force(&format!("{} symbol(s)\n", list.total));
+    let mut shown = 0;
     for d in &list.symbols {
-        let _ = writeln!(
-            s,
-            "{}:{}-{} {} {}  {}",
+        let line = format!(
+            "{}:{}-{} {} {}  {}\n",
             d.file,
             d.line,
             d.end_line,
@@ -292,8 +413,17 @@ fn list_text(list: &SymbolList) -> String {
             d.fqcn.as_deref().unwrap_or(&d.name),
             d.signature
         );
+        if !b.push(&line) {
+            break;
+        }
+        shown += 1;
     }
-    s
+    list.symbols.truncate(shown);
+    list.truncated |= b.truncated || list.total > shown;
+    let total = list.total;
+    b.finish(&format!(
+        "… showing {shown} of {total}: narrow with path/kind/name, or raise max_tokens"
+    ))
 }
 
 fn structure(defs: &[Definition], parent: Option<usize>) -> Vec<StructureNode> {
@@ -340,11 +470,8 @@ impl Shared {
 
 #[tool_router(router = code_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Regex or literal text search over the repository with ripgrep's engine (gitignore-aware, binary files skipped). Returns matching lines with 1-based line and column.
-    #[tool(
-        annotations(title = "Search text", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<TextResult>()
-    )]
+    /// Regex or literal search with ripgrep's engine (gitignore-aware). Matching lines with 1-based line:column; context_lines ≥ 3 counts the files as read.
+    #[tool(annotations(title = "Search text", read_only_hint = true, open_world_hint = false))]
     async fn search_text(
         &self,
         Parameters(p): Parameters<SearchTextParams>,
@@ -352,13 +479,21 @@ impl CodeIntel {
         let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
+        // Matches with context show the code around them: those files count as read.
+        let reads = if p.context_lines >= READ_CONTEXT_LINES {
+            Reads::AllFiles
+        } else {
+            Reads::Nothing
+        };
         self.shared
-            .gated(session, "search_text", class, params, async move {
+            .gated(session, "search_text", class, reads, params, async move {
                 if !(1..=2000).contains(&p.max_results) || p.context_lines > 20 {
                     return Err(ToolError::invalid(
                         "max_results must be 1-2000 and context_lines 0-20",
                     ));
                 }
+                let max_tokens =
+                    check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
                 let shared = Arc::clone(&self.shared);
                 let q = TextQuery {
                     pattern: p.pattern,
@@ -372,28 +507,43 @@ impl CodeIntel {
                     max_results: p.max_results,
                 };
                 match blocking(move || text::search(&shared.repo, &shared.config, &q)).await? {
-                    Ok(r) => {
-                        let mut s =
-                            format!("{} match(es) in {} file(s)", r.total, r.files_with_matches);
-                        if r.truncated {
-                            let _ = write!(s, ", showing {}", r.matches.len());
-                        }
-                        s.push('\n');
+                    Ok(mut r) => {
+                        let mut b = Budget::new(max_tokens);
+                        b.force(&format!(
+                            "{} match(es) in {} file(s)\n",
+                            r.total, r.files_with_matches
+                        ));
+                        let mut shown = 0;
                         for m in &r.matches {
+                            let mut item = String::new();
                             for (i, l) in m.context_before.iter().enumerate() {
                                 let _ = writeln!(
-                                    s,
+                                    item,
                                     "{}-{}- {l}",
                                     m.file,
                                     m.line as usize - m.context_before.len() + i
                                 );
                             }
                             let _ =
-                                writeln!(s, "{}:{}:{}: {}", m.file, m.line, m.column, m.content);
+                                writeln!(item, "{}:{}:{}: {}", m.file, m.line, m.column, m.content);
                             for (i, l) in m.context_after.iter().enumerate() {
-                                let _ = writeln!(s, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
+                                let _ =
+                                    writeln!(item, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
                             }
+                            if !b.push(&item) {
+                                break;
+                            }
+                            shown += 1;
                         }
+                        if shown < r.matches.len() {
+                            b.truncated = true;
+                        }
+                        r.matches.truncate(shown);
+                        r.truncated |= b.truncated || r.total > shown;
+                        let s = b.finish(&format!(
+                            "… showing {shown} of {}: narrow with path/glob, or raise max_tokens",
+                            r.total
+                        ));
                         success(&r, s)
                     }
                     Err(e) => Err(e.into()),
@@ -403,10 +553,11 @@ impl CodeIntel {
     }
 
     /// Where a symbol is defined (tree-sitter tags queries): name, kind, file, 1-based line range, scope, signature, FQCN, docblock.
-    #[tool(
-        annotations(title = "Find definitions", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<SymbolList>()
-    )]
+    #[tool(annotations(
+        title = "Find definitions",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
     async fn find_definitions(
         &self,
         Parameters(p): Parameters<FindDefinitionsParams>,
@@ -415,7 +566,8 @@ impl CodeIntel {
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
-            .gated(session, "find_definitions", class, params, async move {
+            .gated(session, "find_definitions", class, Reads::Nothing, params, async move {
+        let max_tokens = check_max_tokens(p.max_tokens, 1000).map_err(ToolError::invalid)?;
         if p.symbol.trim().is_empty() {
             return Err(ToolError::invalid(
                 "symbol is empty: give a name such as `authenticate` or `AuthService::authenticate`",
@@ -451,8 +603,8 @@ impl CodeIntel {
                 );
                 success(&list, text)
             }
-            Ok(list) => {
-                let text = list_text(&list);
+            Ok(mut list) => {
+                let text = list_text(&mut list, max_tokens);
                 success(&list, text)
             }
             Err(e) => Err(e.into()),
@@ -462,10 +614,11 @@ impl CodeIntel {
     }
 
     /// Uses of a symbol (whole-word, case-sensitive), definitions excluded, each with the function or class that contains it.
-    #[tool(
-        annotations(title = "Find references", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<ReferenceList>()
-    )]
+    #[tool(annotations(
+        title = "Find references",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
     async fn find_references(
         &self,
         Parameters(p): Parameters<FindReferencesParams>,
@@ -474,8 +627,19 @@ impl CodeIntel {
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
-            .gated(session, "find_references", class, params, async move {
-                let (_, name) = split_qualified(&p.symbol);
+            .gated(session, "find_references", class, Reads::Nothing, params, async move {
+                let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
+                let (qualifier, name) = split_qualified(&p.symbol);
+                // `Class::method` / `Class.method`: uses are resolved to the
+                // class; a namespace or module qualifier (`App\Models\Order`,
+                // `os.path`) does not name a class of the member.
+                let class: Option<String> = qualifier
+                    .as_deref()
+                    .map(|q| q.rsplit(['\\', '.', ':']).next().unwrap_or(q).to_string())
+                    .filter(|c| {
+                        c.starts_with(|ch: char| ch.is_uppercase())
+                            && !name.starts_with(|ch: char| ch.is_uppercase())
+                    });
                 if name.is_empty()
                     || !name
                         .chars()
@@ -497,6 +661,7 @@ impl CodeIntel {
                         &shared.config,
                         &shared.symbols,
                         &name,
+                        class.as_deref(),
                         &scope,
                         p.max_results,
                     )
@@ -504,24 +669,42 @@ impl CodeIntel {
                 .await?
                 .map_err(ToolError::from);
                 match result {
-                    Ok(list) => {
-                        let mut s = format!("{} reference(s)", list.total);
-                        if list.truncated {
-                            let _ = write!(s, ", showing {}", list.references.len());
-                        }
-                        s.push('\n');
+                    Ok(mut list) => {
+                        let mut b = Budget::new(max_tokens);
+                        b.force(&format!(
+                            "{} reference(s){}\n",
+                            list.total,
+                            if list.unresolved > 0 {
+                                format!(
+                                    " resolved to the class; {} bare-name match(es) that do not resolve to it left out",
+                                    list.unresolved
+                                )
+                            } else {
+                                String::new()
+                            }
+                        ));
+                        let mut shown = 0;
                         for r in &list.references {
                             let within = r
                                 .enclosing
                                 .as_ref()
                                 .map(|e| format!(" (in {} {})", e.kind, e.name))
                                 .unwrap_or_default();
-                            let _ = writeln!(
-                                s,
-                                "{}:{}:{} [{}]{within}: {}",
-                                r.file, r.line, r.column, r.kind, r.content
+                            let line = format!(
+                                "{}:{}:{} [{}]{within}: {}\n",
+                                r.file, r.line, r.column, r.kind, r.content.trim()
                             );
+                            if !b.push(&line) {
+                                break;
+                            }
+                            shown += 1;
                         }
+                        list.references.truncate(shown);
+                        list.truncated |= b.truncated || list.total > shown;
+                        let s = b.finish(&format!(
+                            "… showing {shown} of {}: narrow with path, or raise max_tokens",
+                            list.total
+                        ));
                         success(&list, s)
                     }
                     Err(e) => Err(e),
@@ -531,10 +714,7 @@ impl CodeIntel {
     }
 
     /// Symbol table of a file, a directory or the whole repository, filterable by kind, name and language.
-    #[tool(
-        annotations(title = "List symbols", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<SymbolList>()
-    )]
+    #[tool(annotations(title = "List symbols", read_only_hint = true, open_world_hint = false))]
     async fn get_symbols(
         &self,
         Parameters(p): Parameters<GetSymbolsParams>,
@@ -546,8 +726,11 @@ impl CodeIntel {
                 session,
                 "get_symbols",
                 ToolClass::Code,
+                Reads::Nothing,
                 params,
                 async move {
+                    let max_tokens =
+                        check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
                     let shared = Arc::clone(&self.shared);
                     let result = blocking(move || -> Result<SymbolList, SymbolError> {
                         let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
@@ -561,8 +744,8 @@ impl CodeIntel {
                     })
                     .await?;
                     match result {
-                        Ok(list) => {
-                            let text = list_text(&list);
+                        Ok(mut list) => {
+                            let text = list_text(&mut list, max_tokens);
                             success(&list, text)
                         }
                         Err(e) => Err(e.into()),
@@ -573,10 +756,11 @@ impl CodeIntel {
     }
 
     /// Nested symbol tree (classes → methods, @media → rules, …) with 1-based start/end lines, per file.
-    #[tool(
-        annotations(title = "Analyze structure", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<StructureResult>()
-    )]
+    #[tool(annotations(
+        title = "Analyze structure",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
     async fn analyze_structure(
         &self,
         Parameters(p): Parameters<AnalyzeStructureParams>,
@@ -585,7 +769,8 @@ impl CodeIntel {
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
-            .gated(session, "analyze_structure", class, params, async move {
+            .gated(session, "analyze_structure", class, Reads::Nothing, params, async move {
+                let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
                 let shared = Arc::clone(&self.shared);
                 let path = p.path.clone();
                 let result = blocking(move || -> Result<StructureResult, SymbolError> {
@@ -610,12 +795,12 @@ impl CodeIntel {
                         "no file with a supported language ({}) at `{path}`",
                         crate::lang::Lang::names().join(", ")
                     ))),
-                    Ok(r) => {
-                        let mut s = String::new();
+                    Ok(mut r) => {
+                        let mut b = Budget::new(max_tokens);
+                        let mut shown = 0;
                         for f in &r.files {
-                            let _ = writeln!(
-                                s,
-                                "{} ({}, {} lines{})",
+                            let mut item = format!(
+                                "{} ({}, {} lines{})\n",
                                 f.file,
                                 f.language,
                                 f.lines,
@@ -625,8 +810,26 @@ impl CodeIntel {
                                     ""
                                 }
                             );
-                            render_tree(&mut s, &f.symbols, 1);
+                            render_tree(&mut item, &f.symbols, 1);
+                            if !b.push(&item) {
+                                break;
+                            }
+                            shown += 1;
                         }
+                        if shown == 0 && !r.files.is_empty() {
+                            // One file larger than the budget: its tree without members.
+                            let f = &mut r.files[0];
+                            for n in &mut f.symbols {
+                                n.children.clear();
+                            }
+                            let mut item = format!("{} ({}, {} lines; members left out)\n", f.file, f.language, f.lines);
+                            render_tree(&mut item, &f.symbols, 1);
+                            b.force(&item);
+                            shown = 1;
+                        }
+                        r.truncated |= shown < r.files.len() || b.truncated;
+                        r.files.truncate(shown);
+                        let s = b.finish("… cut to fit max_tokens: give a file or a smaller directory, or raise max_tokens");
                         success(&r, s)
                     }
                     Err(e) => Err(e.into()),
@@ -636,10 +839,11 @@ impl CodeIntel {
     }
 
     /// The function or method that contains a 1-based line of a file, with its source.
-    #[tool(
-        annotations(title = "Function at line", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<FunctionAtLine>()
-    )]
+    #[tool(annotations(
+        title = "Function at line",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
     async fn get_function_at_line(
         &self,
         Parameters(p): Parameters<FunctionAtLineParams>,
@@ -648,7 +852,8 @@ impl CodeIntel {
         let params = serde_json::to_value(&p).unwrap_or_default();
         let class = ToolClass::Code;
         self.shared
-            .gated(session, "get_function_at_line", class, params, async move {
+            .gated(session, "get_function_at_line", class, Reads::TopFile, params, async move {
+        let max_tokens = check_max_tokens(p.max_tokens, 2000).map_err(ToolError::invalid)?;
         let shared = Arc::clone(&self.shared);
         let result = blocking(move || -> Result<FunctionAtLine, ToolError> {
             let abs = shared.repo.resolve(&p.file)?;
@@ -682,21 +887,76 @@ impl CodeIntel {
         })
         .await?;
         match result {
-            Ok(f) => {
-                let text = format!(
-                    "{}:{}-{} {} {}\n{}",
+            Ok(mut f) => {
+                let mut b = Budget::new(max_tokens);
+                b.force(&format!(
+                    "{}:{}-{} {} {}\n",
                     f.file,
                     f.line,
                     f.end_line,
                     f.kind,
                     f.fqcn.as_deref().unwrap_or(&f.name),
-                    f.source
-                );
+                ));
+                let mut kept = String::new();
+                let mut last = f.line;
+                for (i, l) in f.source.lines().enumerate() {
+                    if !b.push(&format!("{l}\n")) {
+                        break;
+                    }
+                    kept.push_str(l);
+                    kept.push('\n');
+                    last = f.line + i;
+                }
+                let cut = b.truncated;
+                let text = b.finish(&format!(
+                    "… cut at line {last}: read_file {} start_line={} for the rest",
+                    f.file,
+                    last + 1
+                ));
+                if cut {
+                    f.source = kept;
+                }
                 success(&f, text)
             }
             Err(e) => Err(e),
         }
             })
+            .await
+    }
+
+    /// Lines of a file with 1-based line numbers (default: from the top, as far as max_tokens allows). With session_id the file counts as read, which makes it writable in READY.
+    #[tool(annotations(title = "Read file", read_only_hint = true, open_world_hint = false))]
+    async fn read_file(
+        &self,
+        Parameters(p): Parameters<ReadFileParams>,
+    ) -> Result<CallToolResult, ToolError> {
+        let session = p.gate.session_id.clone();
+        let params = serde_json::to_value(&p).unwrap_or_default();
+        self.shared
+            .gated(
+                session,
+                "read_file",
+                ToolClass::Code,
+                Reads::TopFile,
+                params,
+                async move {
+                    let max_tokens =
+                        check_max_tokens(p.max_tokens, 2000).map_err(ToolError::invalid)?;
+                    if let (Some(a), Some(b)) = (p.start_line, p.end_line)
+                        && b < a
+                    {
+                        return Err(ToolError::invalid(format!(
+                            "end_line {b} is before start_line {a}"
+                        )));
+                    }
+                    let shared = Arc::clone(&self.shared);
+                    let (lines, text) = blocking(move || {
+                        read_lines(&shared, &p.file, p.start_line, p.end_line, max_tokens)
+                    })
+                    .await??;
+                    success(&lines, text)
+                },
+            )
             .await
     }
 }

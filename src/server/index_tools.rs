@@ -1,17 +1,16 @@
 //! Index-backed tools: semantic_search and sync_index. Every reply states
 //! how ready the index is.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
-use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{CodeIntel, SessionGate, Shared, ToolError, blocking, success};
+use super::budget::{Budget, check_max_tokens};
+use super::{CodeIntel, Reads, SessionGate, Shared, ToolError, blocking, success};
 use crate::classify::FileClass;
 use crate::index::{self, Readiness, SyncReport};
 use crate::rank::{self, QueryPlan, RankedFile};
@@ -105,13 +104,13 @@ fn no_results(readiness: &Readiness) -> &'static str {
 /// Which chunks a search may return (`semantic_search`, `query`).
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ChunkScope {
-    /// Only chunks under this repo-relative directory or file.
+    /// Only under this repo-relative directory or file.
     #[serde(default)]
     pub path: Option<String>,
-    /// Only chunks of this language (php, python, typescript, …; `text` for files chunked in line windows).
+    /// Only this language (php, python, …; `text`: line-window chunks).
     #[serde(default)]
     pub language: Option<String>,
-    /// Only files of these classes: source, test, docs, example, config, generated, vendored, lock. Default: all (source ranked first).
+    /// Only these classes: source, test, docs, example, config, generated, vendored, lock.
     #[serde(default)]
     pub kinds: Vec<String>,
 }
@@ -119,16 +118,19 @@ pub struct ChunkScope {
 /// Parameters of `semantic_search`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SemanticSearchParams {
-    /// What the code does, in natural language (Japanese or English), e.g. 「ログイン処理」 or "validate the password on login".
+    /// What the code does, Japanese or English, e.g. 「ログイン処理」.
     pub query: String,
-    /// `forest` (code chunks), `map` (learned agreements) or `auto` (both; default).
+    /// forest (code), map (past agreements) or auto (both; default).
     #[serde(default)]
     pub collection: Collection,
-    /// Results returned at most, 1-100. Default 10.
+    /// 1-100. Default 10.
     #[serde(default = "default_limit")]
     pub limit: usize,
     #[serde(flatten)]
     pub scope: ChunkScope,
+    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     #[serde(flatten)]
     pub gate: SessionGate,
 }
@@ -136,7 +138,7 @@ pub struct SemanticSearchParams {
 /// Parameters of `sync_index`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SyncIndexParams {
-    /// Re-chunk and re-embed every file instead of only changed ones. Default false.
+    /// Re-embed every file, not only changed ones. Default false.
     #[serde(default)]
     pub force: bool,
 }
@@ -157,14 +159,17 @@ pub struct SemanticResult {
 /// Parameters of `query`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct QueryParams {
-    /// The request in natural language (Japanese or English), e.g. 「商品のフォームに在庫数フィールドを追加」 or "where are orders stored?".
+    /// The request, Japanese or English, e.g. 「商品のフォームに在庫数フィールドを追加」.
     pub query: String,
-    /// Files returned at most, 1-50. Default 10.
+    /// Files, 1-50. Default 10.
     #[serde(default = "default_limit")]
     pub limit: usize,
-    /// Best chunks returned per file, 1-5. Default 2.
+    /// Chunks per file, 1-5. Default 2.
     #[serde(default = "default_chunks_per_file")]
     pub chunks_per_file: usize,
+    /// Reply budget, tokens (estimated), 100-20000. Default 1200.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     #[serde(flatten)]
     pub scope: ChunkScope,
     #[serde(flatten)]
@@ -198,11 +203,12 @@ pub struct SyncResult {
 
 #[tool_router(router = index_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Finds code by meaning with multilingual-e5-small embeddings over AST chunks (functions, methods, classes, CSS rules, HTML sections, Laravel migrations / Filament forms, tables and actions, Blade sections). Queries may be Japanese or English. Results carry file, 1-based lines, symbol, FQCN, framework metadata (`meta`), related symbols, score and the index's readiness.
-    #[tool(
-        annotations(title = "Semantic search", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<SemanticResult>()
-    )]
+    /// Code by meaning (multilingual-e5-small over AST and framework chunks), Japanese or English: file, 1-based lines, symbol, score. No code: read it with read_file.
+    #[tool(annotations(
+        title = "Semantic search",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
     async fn semantic_search(
         &self,
         Parameters(p): Parameters<SemanticSearchParams>,
@@ -215,7 +221,8 @@ impl CodeIntel {
             ToolClass::Forest
         };
         self.shared
-            .gated(session, "semantic_search", class, params, async move {
+            .gated(session, "semantic_search", class, Reads::Nothing, params, async move {
+                let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
                 if p.query.trim().is_empty() {
                     return Err(ToolError::invalid(
                         "query is empty: describe the code you are looking for",
@@ -248,21 +255,25 @@ impl CodeIntel {
                 } else {
                     store.search_forest(&vector, p.limit, &scope).await?
                 };
-                let mut s = format!("{}\n", readiness.message);
+                let mut b = Budget::new(max_tokens);
+                b.force(&format!("{}\n", readiness.message));
                 if results.is_empty() && map_results.is_empty() {
-                    let _ = writeln!(s, "{}", no_results(&readiness));
+                    b.force(&format!("{}\n", no_results(&readiness)));
                 }
+                let mut map_results = map_results;
+                let mut results = results;
+                let mut shown = 0;
                 for h in &map_results {
-                    let _ = writeln!(
-                        s,
-                        "[map {:.3}] {} → {} {}",
-                        h.score, h.query, h.symbols, h.files
-                    );
+                    if !b.push(&format!("[map {:.3}] {} → {} {}\n", h.score, h.query, h.symbols, h.files)) {
+                        break;
+                    }
+                    shown += 1;
                 }
+                map_results.truncate(shown);
+                let mut shown = 0;
                 for h in &results {
-                    let _ = writeln!(
-                        s,
-                        "[{:.3}] {}:{}-{} [{}] {} {}  {}",
+                    let line = format!(
+                        "[{:.3}] {}:{}-{} [{}] {} {}  {}\n",
                         h.score,
                         h.file,
                         h.start_line,
@@ -270,9 +281,20 @@ impl CodeIntel {
                         h.class.name(),
                         h.kind,
                         h.fqcn.as_deref().unwrap_or(&h.name),
-                        h.signature
+                        h.signature.lines().next().unwrap_or("")
                     );
+                    if !b.push(&line) {
+                        break;
+                    }
+                    shown += 1;
                 }
+                results.truncate(shown);
+                // The text shows no code: neither does the structured result
+                // (read it with read_file or get_function_at_line).
+                for h in &mut results {
+                    h.content.clear();
+                }
+                let s = b.finish("… cut to fit max_tokens: lower limit, narrow with path, or raise max_tokens");
                 success(
                     &SemanticResult {
                         results,
@@ -286,11 +308,12 @@ impl CodeIntel {
             .await
     }
 
-    /// One-shot context for a request, to call first: the files a change most likely touches, best first, each with its class (source, test, docs, config, …), why it ranked (BM25 over paths, names and content, e5 vector, names, framework kind) and its best chunks with code and framework facts; plus the plan (keywords, Japanese terms and their English words, recommended tools). Japanese or English.
-    #[tool(
-        annotations(title = "Query (plan + hybrid search)", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<QueryResult>()
-    )]
+    /// Call first: the files a request most likely touches, best first (BM25 + e5 + names + framework facts, fitted), with class, why, and the best chunks' code and framework facts. Japanese or English.
+    #[tool(annotations(
+        title = "Query (plan + hybrid search)",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
     async fn query(
         &self,
         Parameters(p): Parameters<QueryParams>,
@@ -298,86 +321,98 @@ impl CodeIntel {
         let session = p.gate.session_id.clone();
         let params = serde_json::to_value(&p).unwrap_or_default();
         self.shared
-            .gated(session, "query", ToolClass::Forest, params, async move {
-                if p.query.trim().is_empty() {
-                    return Err(ToolError::invalid(
-                        "query is empty: describe what you want to change or find",
-                    ));
-                }
-                if !(1..=50).contains(&p.limit) || !(1..=5).contains(&p.chunks_per_file) {
-                    return Err(ToolError::invalid(
-                        "limit must be 1-50 and chunks_per_file 1-5",
-                    ));
-                }
-                let shared = Arc::clone(&self.shared);
-                let SearchInputs {
-                    scope,
-                    store,
-                    embedder,
-                    readiness,
-                } = search_inputs(&shared, &p.scope).await?;
-                let req = rank::Request {
-                    query: p.query.clone(),
-                    limit: p.limit,
-                    chunks_per_file: p.chunks_per_file,
-                    scope,
-                };
-                let outcome = shared
-                    .ranker
-                    .run(&store, embedder, &shared.config.hybrid_weights, &req, false)
-                    .await?;
-                let plan = &outcome.plan;
-                let top: Vec<&str> = outcome
-                    .files
-                    .iter()
-                    .take(3)
-                    .map(|f| f.file.as_str())
+            .gated(
+                session,
+                "query",
+                ToolClass::Forest,
+                Reads::ContentFiles,
+                params,
+                async move {
+                    let max_tokens = check_max_tokens(p.max_tokens, QUERY_MAX_TOKENS)
+                        .map_err(ToolError::invalid)?;
+                    if p.query.trim().is_empty() {
+                        return Err(ToolError::invalid(
+                            "query is empty: describe what you want to change or find",
+                        ));
+                    }
+                    if !(1..=50).contains(&p.limit) || !(1..=5).contains(&p.chunks_per_file) {
+                        return Err(ToolError::invalid(
+                            "limit must be 1-50 and chunks_per_file 1-5",
+                        ));
+                    }
+                    let shared = Arc::clone(&self.shared);
+                    let SearchInputs {
+                        scope,
+                        store,
+                        embedder,
+                        readiness,
+                    } = search_inputs(&shared, &p.scope).await?;
+                    let req = rank::Request {
+                        query: p.query.clone(),
+                        limit: p.limit,
+                        chunks_per_file: p.chunks_per_file,
+                        scope,
+                    };
+                    let mut outcome = shared
+                        .ranker
+                        .run(&store, embedder, &shared.config.hybrid_weights, &req, false)
+                        .await?;
+                    let plan = &outcome.plan;
+                    let top: Vec<&str> = outcome
+                        .files
+                        .iter()
+                        .take(3)
+                        .map(|f| f.file.as_str())
+                        .collect();
+                    let missing: Vec<&str> = [
+                        "target_feature",
+                        "desired_action",
+                        "observed_issue",
+                        "trigger_condition",
+                    ]
+                    .into_iter()
+                    .filter(|s| !plan.slots.contains_key(*s))
                     .collect();
-                let missing: Vec<&str> = [
-                    "target_feature",
-                    "desired_action",
-                    "observed_issue",
-                    "trigger_condition",
-                ]
-                .into_iter()
-                .filter(|s| !plan.slots.contains_key(*s))
-                .collect();
-                let _ = shared.sessions.log(
-                    "decisions",
-                    &serde_json::json!({
-                        "tool": "query",
-                        "timestamp": crate::util::now_secs(),
-                        "query": p.query,
-                        "session_id": p.gate.session_id,
-                        "keywords": plan.keywords,
-                        "translated": plan.translated,
-                        "kind_hints": plan.kind_hints,
-                        "missing_slots": missing,
-                        "tools_planned": plan.recommended_tools,
-                        "top": top,
-                        "ms": outcome.timings.total_ms,
-                    }),
-                );
-                let text = query_text(&outcome, &readiness);
-                success(
-                    &QueryResult {
-                        plan: outcome.plan,
-                        files: outcome.files,
-                        requested_kinds: outcome.requested_classes,
-                        index: readiness,
-                        timings: outcome.timings,
-                    },
-                    text,
-                )
-            })
+                    let _ = shared.sessions.log(
+                        "decisions",
+                        &serde_json::json!({
+                            "tool": "query",
+                            "timestamp": crate::util::now_secs(),
+                            "query": p.query,
+                            "session_id": p.gate.session_id,
+                            "keywords": plan.keywords,
+                            "translated": plan.translated,
+                            "kind_hints": plan.kind_hints,
+                            "missing_slots": missing,
+                            "tools_planned": plan.recommended_tools,
+                            "top": top,
+                            "ms": outcome.timings.total_ms,
+                        }),
+                    );
+                    let text = query_text(&mut outcome, &readiness, max_tokens);
+                    success(
+                        &QueryResult {
+                            plan: outcome.plan,
+                            files: outcome.files,
+                            requested_kinds: outcome.requested_classes,
+                            index: readiness,
+                            timings: outcome.timings,
+                        },
+                        text,
+                    )
+                },
+            )
             .await
     }
 
     /// Brings the semantic index up to date: re-chunks added and modified files, re-embeds only changed chunks, drops deleted files. Reports counts and seconds.
-    #[tool(
-        annotations(title = "Sync index", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<SyncResult>()
-    )]
+    #[tool(annotations(
+        title = "Sync index",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
     async fn sync_index(
         &self,
         Parameters(p): Parameters<SyncIndexParams>,
@@ -421,9 +456,25 @@ impl CodeIntel {
 /// The text reply of `query`: readiness, the plan in one line, then per
 /// file its class, score, the reasons that count, and its best chunks'
 /// locations and signatures.
-fn query_text(o: &rank::Outcome, readiness: &Readiness) -> String {
+/// Default budget of a `query` reply, in estimated tokens: room for the plan,
+/// ten files with why they ranked and the code of the best three. Chosen on
+/// bench/agent_tasks.py, where an orienting `query` plus the reads of a task
+/// must stay within the issue's 2,500 tokens per task.
+const QUERY_MAX_TOKENS: usize = 1200;
+
+/// Files of a `query` reply that show code; the others are listed by name.
+const QUERY_CODE_FILES: usize = 3;
+
+/// The text of a `query` reply within `max_tokens`: the plan, then every
+/// file with why it ranked and its chunks' lines, framework facts and
+/// related symbols, the best [`QUERY_CODE_FILES`] files with their code.
+/// `o` keeps what the text shows: files that do not fit are dropped, chunks
+/// whose code is not shown lose their content (so only files whose code was
+/// returned count as read).
+fn query_text(o: &mut rank::Outcome, readiness: &Readiness, max_tokens: usize) -> String {
     let plan = &o.plan;
-    let mut s = format!("{}\n", readiness.message);
+    let mut b = Budget::new(max_tokens);
+    b.force(&format!("{}\n", readiness.message));
     let translated: Vec<String> = plan
         .translated
         .iter()
@@ -432,9 +483,8 @@ fn query_text(o: &rank::Outcome, readiness: &Readiness) -> String {
             format!("{}→{}", t.term, words.join("/"))
         })
         .collect();
-    let _ = writeln!(
-        s,
-        "plan: keywords [{}]{}{}{}; next: {}",
+    b.force(&format!(
+        "plan: keywords [{}]{}{}{}\n",
         plan.keywords.join(", "),
         if translated.is_empty() {
             String::new()
@@ -451,57 +501,114 @@ fn query_text(o: &rank::Outcome, readiness: &Readiness) -> String {
         } else {
             format!("; kinds [{}]", plan.kind_hints.join(", "))
         },
-        plan.recommended_tools.join(", "),
-    );
+    ));
     if o.files.is_empty() {
-        let _ = writeln!(s, "{}", no_results(readiness));
+        b.force(&format!("{}\n", no_results(readiness)));
     }
-    for (i, f) in o.files.iter().enumerate() {
-        let w = &f.why.features;
-        let mut reasons = Vec::new();
-        for (name, v) in [
-            ("keyword", w.keyword),
-            ("chunk", w.chunk_keyword),
-            ("vector", w.vector),
-            ("path", w.path),
-            ("definition", w.definition),
-        ] {
-            if v > 0.0 {
-                reasons.push(format!("{name} {v:.2}"));
+    // Pass 1: every file's header and chunk lines (what ranked and where).
+    let headers: Vec<Vec<String>> = o
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut out = vec![format!(
+                "{}. {} [{}] ({})\n",
+                i + 1,
+                f.file,
+                f.class.name(),
+                reasons(f)
+            )];
+            for c in &f.chunks {
+                let mut line = format!(
+                    "   {}-{} {} {}  {}\n",
+                    c.start_line,
+                    c.end_line,
+                    c.kind,
+                    c.fqcn.as_deref().unwrap_or(&c.name),
+                    c.signature.lines().next().unwrap_or("").trim()
+                );
+                if !c.meta.is_empty() {
+                    let facts = serde_json::Value::Object(c.meta.clone()).to_string();
+                    let facts: String = facts.chars().take(300).collect();
+                    line.push_str(&format!("     facts: {facts}\n"));
+                }
+                if !c.related.is_empty() {
+                    line.push_str(&format!("     related: {}\n", c.related.join(", ")));
+                }
+                out.push(line);
             }
-        }
-        if w.identifier > 0.0 {
-            reasons.push("identifier".into());
-        }
-        if w.kind > 0.0 {
-            reasons.push("kind".into());
-        }
-        if f.why.class_prior != 0.0 {
-            reasons.push(format!("{} prior {:.2}", f.class.name(), f.why.class_prior));
-        }
-        let _ = writeln!(
-            s,
-            "{}. {} [{}] {:.3} ({})",
-            i + 1,
-            f.file,
-            f.class.name(),
-            f.score,
-            reasons.join(", ")
-        );
-        for c in &f.chunks {
-            let _ = writeln!(
-                s,
-                "   {}-{} {} {}  {}",
-                c.start_line,
-                c.end_line,
-                c.kind,
-                c.fqcn.as_deref().unwrap_or(&c.name),
-                c.signature.lines().next().unwrap_or("")
-            );
-            if !c.related.is_empty() {
-                let _ = writeln!(s, "     related: {}", c.related.join(", "));
+            out
+        })
+        .collect();
+    let header_cost: Vec<usize> = headers
+        .iter()
+        .map(|h| h.iter().map(|l| super::budget::estimate_tokens(l)).sum())
+        .collect();
+    // Keep as many files as their headers fit, leaving room for code.
+    let mut keep = o.files.len();
+    while keep > 0 && header_cost[..keep].iter().sum::<usize>() > b.left() * 2 / 3 {
+        keep -= 1;
+    }
+    let code_chunks: usize = o
+        .files
+        .iter()
+        .take(keep.min(QUERY_CODE_FILES))
+        .map(|f| f.chunks.len())
+        .sum();
+    let code_budget = b.left().saturating_sub(header_cost[..keep].iter().sum());
+    let per_chunk = code_budget / code_chunks.max(1);
+    for (i, f) in o.files.iter_mut().enumerate().take(keep) {
+        let h = &headers[i];
+        b.push(&h[0]);
+        for (c, line) in f.chunks.iter_mut().zip(&h[1..]) {
+            b.push(line);
+            let mut shown = String::new();
+            if i < QUERY_CODE_FILES {
+                let mut left = per_chunk;
+                for l in c.content.lines() {
+                    let l = format!("     | {l}\n");
+                    let cost = super::budget::estimate_tokens(&l);
+                    if cost > left || !b.push(&l) {
+                        b.push("     | …\n");
+                        break;
+                    }
+                    left -= cost;
+                    shown.push_str(&l[7..]);
+                }
             }
+            c.content = shown;
         }
     }
-    s
+    if keep < o.files.len() {
+        b.truncated = true;
+        o.files.truncate(keep);
+    }
+    b.finish("… cut to fit max_tokens: read_file the files above, lower limit, or raise max_tokens")
+}
+
+/// Why a file ranked, in words.
+fn reasons(f: &RankedFile) -> String {
+    let w = &f.why.features;
+    let mut reasons = Vec::new();
+    for (name, v) in [
+        ("keyword", w.keyword),
+        ("chunk", w.chunk_keyword),
+        ("vector", w.vector),
+        ("path", w.path),
+        ("definition", w.definition),
+    ] {
+        if v > 0.0 {
+            reasons.push(format!("{name} {v:.2}"));
+        }
+    }
+    if w.identifier > 0.0 {
+        reasons.push("identifier".into());
+    }
+    if w.kind > 0.0 {
+        reasons.push("kind".into());
+    }
+    if f.why.class_prior != 0.0 {
+        reasons.push(format!("{} prior {:.2}", f.class.name(), f.why.class_prior));
+    }
+    reasons.join(", ")
 }

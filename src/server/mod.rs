@@ -1,6 +1,7 @@
 //! The MCP server: the only module that knows MCP and JSON-RPC. One file per
 //! tool group; results are structured content plus readable text.
 
+mod budget;
 mod code_tools;
 mod error;
 mod index_tools;
@@ -41,7 +42,7 @@ pub enum ModelState {
 /// parameters).
 #[derive(Debug, Default, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct SessionGate {
-    /// Session to gate this call and record it as evidence (from start_session); omit for an ungated call.
+    /// From start_session: gates this call and records it as evidence.
     #[serde(default)]
     pub session_id: Option<String>,
 }
@@ -176,7 +177,9 @@ impl CodeIntel {
     }
 }
 
-const INSTRUCTIONS: &str = "Code intelligence for this repository. Start with search_text / find_definitions / find_references / get_symbols to locate code by name, semantic_search to find code by meaning (Japanese or English), get_function_at_line and analyze_structure to read it. Paths are repo-relative with '/', lines 1-based. Before editing for a user request, run a session: start_session, set_query_frame, explore with session_id, submit_understanding, check_write_target.";
+/// The `instructions` of `initialize`: when to call what, and how readiness
+/// is reported (issue 14 § 4). Kept short: clients put it in every prompt.
+const INSTRUCTIONS: &str = "Code intelligence for this repository (Japanese or English requests). Call `query` first with the user's request: the files a change likely touches, best first, with code. Find by name with find_definitions / find_references / search_text / get_symbols; read with read_file or get_function_at_line. Before editing for a request: start_session (with slots), then with session_id read the files you will change and find_references on what changes, submit_understanding (it says what is missing), and check_write_target before every edit. Paths are repo-relative, lines 1-based. Index readiness is the first line of query / semantic_search replies; sync_index updates it.";
 
 impl CodeIntel {
     /// Phase of the session this server started last, when the tool list is
@@ -267,6 +270,13 @@ impl ServerHandler for CodeIntel {
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
         let mut tools = self.tool_router.list_all();
+        for t in &mut tools {
+            let mut schema = serde_json::Value::Object((*t.input_schema).clone());
+            slim_schema(&mut schema);
+            if let serde_json::Value::Object(m) = schema {
+                t.input_schema = Arc::new(m);
+            }
+        }
         if let Some(phase) = self.scoped_phase() {
             tools.retain(|t| session::tool_offered(phase, &t.name));
         }
@@ -345,28 +355,32 @@ impl Shared {
     }
 
     /// Runs a code tool under the gate: refused calls return the refusal,
-    /// allowed ones run `body` and are recorded as evidence.
+    /// allowed ones run `body` and are recorded as evidence; `reads` says
+    /// which files of the result count as read.
     pub(crate) async fn gated(
         &self,
         session_id: Option<String>,
         tool: &str,
         class: ToolClass,
+        reads: Reads,
         params: serde_json::Value,
         body: impl std::future::Future<Output = Result<CallToolResult, ToolError>>,
     ) -> Result<CallToolResult, ToolError> {
         self.gate(session_id.as_deref(), tool, class)?;
         let out = body.await?;
-        self.record(session_id.as_deref(), tool, params, &out);
+        self.record(session_id.as_deref(), tool, reads, params, &out);
         Ok(out)
     }
 
     /// Records a successful tool call as evidence of the session: the tool,
-    /// its parameters, the first line of its text and every `file` its
-    /// structured result names (those files count as seen and explored).
-    pub fn record(
+    /// its parameters, the first line of its text, every `file` its
+    /// structured result names (seen), the files whose content it returned
+    /// (read: the only ones that become writable) and its `total`.
+    pub(crate) fn record(
         &self,
         session_id: Option<&str>,
         tool: &str,
+        reads: Reads,
         params: serde_json::Value,
         result: &CallToolResult,
     ) {
@@ -378,6 +392,25 @@ impl Shared {
         if let Some(v) = &result.structured_content {
             collect_files(v, &mut files);
         }
+        let structured = result.structured_content.as_ref();
+        let read: Vec<String> = match reads {
+            Reads::Nothing => Vec::new(),
+            Reads::TopFile => structured
+                .and_then(|v| v["file"].as_str())
+                .map(|f| vec![f.to_string()])
+                .unwrap_or_default(),
+            Reads::AllFiles => files.iter().cloned().collect(),
+            Reads::ContentFiles => {
+                let mut out = std::collections::BTreeSet::new();
+                if let Some(v) = structured {
+                    collect_content_files(v, &mut out);
+                }
+                out.into_iter().collect()
+            }
+        };
+        let total = structured
+            .and_then(|v| v["total"].as_u64())
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
         let summary = result
             .content
             .first()
@@ -396,6 +429,8 @@ impl Shared {
             params,
             summary,
             files: files.into_iter().collect(),
+            read,
+            total,
             at: crate::util::now_secs(),
             phase,
         };
@@ -405,12 +440,27 @@ impl Shared {
     }
 }
 
+/// Which files of a tool's result count as read (their content was
+/// returned), for the write gate (docs/sessions.md § Gate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reads {
+    /// Names and locations only (find_definitions, get_symbols, …).
+    Nothing,
+    /// The result's top-level `file` (read_file, get_function_at_line).
+    TopFile,
+    /// Every `file` of the result (search_text with context).
+    AllFiles,
+    /// Each object with a `file` under which a non-empty `content` string
+    /// sits (query: the files whose code the reply showed).
+    ContentFiles,
+}
+
 /// For events that need no facts about the code.
 struct NoFacts;
 
 impl session::CodeFacts for NoFacts {
-    fn symbol_exists(&self, _: &str) -> bool {
-        false
+    fn definition_files(&self, _: &str) -> Vec<String> {
+        Vec::new()
     }
     fn file_exists(&self, _: &str) -> bool {
         false
@@ -430,6 +480,128 @@ fn collect_files(v: &serde_json::Value, out: &mut std::collections::BTreeSet<Str
             }
         }
         serde_json::Value::Array(a) => a.iter().for_each(|x| collect_files(x, out)),
+        _ => {}
+    }
+}
+
+/// Drops what clients do not use from an input schema, to keep `tools/list`
+/// small (it is sent in every conversation): `$schema`; the numeric
+/// `format`s schemars writes (`uint`, `uint64`, `float`, …), which are not
+/// JSON Schema formats (Claude Code warns `unknown format "uint64"
+/// ignored`), with the `minimum: 0` of unsigned integers (handlers check
+/// ranges and say which); the `null` alternative and empty defaults of
+/// optional fields (an absent field means the same) and defaults the
+/// description states; descriptions of `$defs` and of string constants
+/// (`oneOf` of `const`s becomes an `enum`; the properties that use them are
+/// described).
+fn slim_schema(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            m.remove("$schema");
+            if m.get("format").and_then(|f| f.as_str()).is_some_and(|f| {
+                matches!(
+                    f,
+                    "uint"
+                        | "uint8"
+                        | "uint16"
+                        | "uint32"
+                        | "uint64"
+                        | "int"
+                        | "int8"
+                        | "int16"
+                        | "int32"
+                        | "int64"
+                        | "float"
+                        | "double"
+                )
+            }) {
+                m.remove("format");
+                if m.get("minimum") == Some(&serde_json::json!(0)) {
+                    m.remove("minimum");
+                }
+            }
+            let described_default = m
+                .get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|d| d.contains("Default") || d.contains("(default"));
+            if m.get("default").is_some_and(|d| {
+                described_default
+                    || d.is_null()
+                    || d.as_array().is_some_and(Vec::is_empty)
+                    || d.as_object().is_some_and(serde_json::Map::is_empty)
+                    || d == &serde_json::json!("")
+            }) {
+                m.remove("default");
+            }
+            // `oneOf` of string constants → `enum` (the property says what they mean).
+            if let Some(Value::Array(alts)) = m.get("oneOf") {
+                let consts: Option<Vec<Value>> =
+                    alts.iter().map(|a| a.get("const").cloned()).collect();
+                if let Some(consts) = consts {
+                    m.remove("oneOf");
+                    m.insert("type".into(), Value::from("string"));
+                    m.insert("enum".into(), Value::Array(consts));
+                }
+            }
+            // `type: [T, "null"]` → `type: T`.
+            if let Some(Value::Array(types)) = m.get("type") {
+                let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if kept.len() == 1 {
+                    m.insert("type".into(), kept[0].clone());
+                }
+            }
+            // `anyOf: [X, {type: null}]` → X's keys merged in.
+            if let Some(Value::Array(alts)) = m.get("anyOf") {
+                let kept: Vec<&Value> = alts
+                    .iter()
+                    .filter(|a| a.get("type") != Some(&serde_json::json!("null")))
+                    .collect();
+                if kept.len() == 1
+                    && let Some(inner) = kept[0].as_object().cloned()
+                {
+                    m.remove("anyOf");
+                    for (k, x) in inner {
+                        m.entry(k).or_insert(x);
+                    }
+                }
+            }
+            if let Some(Value::Object(defs)) = m.get_mut("$defs") {
+                for d in defs.values_mut() {
+                    if let Some(o) = d.as_object_mut() {
+                        o.remove("description");
+                    }
+                }
+            }
+            m.values_mut().for_each(slim_schema);
+        }
+        Value::Array(a) => a.iter_mut().for_each(slim_schema),
+        _ => {}
+    }
+}
+
+fn has_content(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Object(m) => m.iter().any(|(k, x)| {
+            (k == "content" && x.as_str().is_some_and(|s| !s.is_empty())) || has_content(x)
+        }),
+        serde_json::Value::Array(a) => a.iter().any(has_content),
+        _ => false,
+    }
+}
+
+fn collect_content_files(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            if let Some(f) = m.get("file").and_then(|f| f.as_str())
+                && has_content(v)
+            {
+                out.insert(f.to_string());
+                return;
+            }
+            m.values().for_each(|x| collect_content_files(x, out));
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| collect_content_files(x, out)),
         _ => {}
     }
 }

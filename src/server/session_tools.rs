@@ -28,10 +28,13 @@ use crate::util::now_secs;
 /// Parameters of `start_session`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct StartSessionParams {
-    /// IMPLEMENT (new behaviour), MODIFY (change or fix existing behaviour), INVESTIGATE (find out how something works), QUESTION (answer only; READY at once).
+    /// IMPLEMENT (new behaviour), MODIFY (change/fix), INVESTIGATE or QUESTION (read only; never write).
     pub intent: Intent,
     /// The user's request, verbatim (any language).
     pub query: String,
+    /// Optional: the query frame at once (as set_query_frame).
+    #[serde(default)]
+    pub slots: Option<SlotsInput>,
 }
 
 /// Parameters naming a session (flattened into every session tool's).
@@ -44,16 +47,16 @@ pub struct SessionParams {
 /// The four slots; each optional.
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct SlotsInput {
-    /// The feature or component concerned, e.g. {"value": "login", "quote": "ログイン機能"}.
+    /// Feature or component, e.g. {"value": "login", "quote": "ログイン機能"}.
     #[serde(default)]
     pub target_feature: Option<Slot>,
-    /// When it happens, e.g. {"value": "password is empty", "quote": "パスワードが空のとき"}.
+    /// When it happens.
     #[serde(default)]
     pub trigger_condition: Option<Slot>,
-    /// What goes wrong now, e.g. {"value": "no error shown", "quote": "エラーが出ない"}.
+    /// What goes wrong now.
     #[serde(default)]
     pub observed_issue: Option<Slot>,
-    /// What the user wants done, e.g. {"value": "fix", "quote": "修正して"}.
+    /// What the user wants done.
     #[serde(default)]
     pub desired_action: Option<Slot>,
 }
@@ -63,7 +66,7 @@ pub struct SlotsInput {
 pub struct SetQueryFrameParams {
     #[serde(flatten)]
     pub session: SessionParams,
-    /// Slots extracted from the request; every `quote` must be a verbatim excerpt of it.
+    /// Slots of the request; each `quote` verbatim from it.
     pub slots: SlotsInput,
 }
 
@@ -74,7 +77,7 @@ pub struct SubmitUnderstandingParams {
     pub session: SessionParams,
     #[serde(flatten)]
     pub understanding: Understanding,
-    /// To enter SEMANTIC when exact tools found nothing: a reason per missing requirement (symbols: no_definition_found | architecture_unknown; entry_points: no_definition_found | no_reference_found; patterns: no_similar_implementation | architecture_unknown; files: context_fragmented | architecture_unknown).
+    /// To enter SEMANTIC when exact tools found nothing: missing requirement → reason (docs/sessions.md).
     #[serde(default)]
     pub semantic_reasons: BTreeMap<Requirement, SemanticReason>,
 }
@@ -88,7 +91,7 @@ pub struct ValidateRelevanceParams {
     pub nl_term: String,
     /// Symbols the agent maps it to.
     pub symbols: Vec<String>,
-    /// Where in the code the mapping shows (file:line and what is there). Required.
+    /// file:line where the term and symbol meet. Required.
     pub code_evidence: String,
 }
 
@@ -99,7 +102,7 @@ pub struct HypothesisInput {
     pub symbol: String,
     /// Repo-relative file of the symbol.
     pub file: String,
-    /// Which slot or requirement it fills (e.g. target_feature, entry_points).
+    /// Slot or requirement it fills.
     pub slot_source: String,
     /// Why the search result supports it.
     pub reason: String,
@@ -110,7 +113,7 @@ pub struct HypothesisInput {
 pub struct SubmitSemanticParams {
     #[serde(flatten)]
     pub session: SessionParams,
-    /// Candidates from forest search, each with its file and the slot or requirement it fills.
+    /// Candidates from forest search.
     pub hypotheses: Vec<HypothesisInput>,
 }
 
@@ -131,7 +134,7 @@ pub struct VerificationInput {
 pub struct SubmitVerificationParams {
     #[serde(flatten)]
     pub session: SessionParams,
-    /// One result per hypothesis symbol: confirmed with code evidence, or rejected.
+    /// One per hypothesis symbol.
     pub results: Vec<VerificationInput>,
 }
 
@@ -142,7 +145,7 @@ pub struct CheckWriteParams {
     pub session: SessionParams,
     /// Repo-relative file about to be edited or created.
     pub file_path: String,
-    /// Allow creating a file that does not exist yet, in a directory explored in this session. Default false.
+    /// Creating a new file. Default false.
     #[serde(default)]
     pub allow_new_files: bool,
 }
@@ -152,8 +155,13 @@ pub struct CheckWriteParams {
 pub struct AddExploredParams {
     #[serde(flatten)]
     pub session: SessionParams,
-    /// Repo-relative files that were read and may be written.
+    /// Files to read now (content returned).
     pub files: Vec<String>,
+    /// Why the change needs them (kept in the session's evidence). Required.
+    pub reason: String,
+    /// Reply budget, tokens (estimated), 100-20000. Default 3000.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
 }
 
 /// Parameters of `revert_to_exploration`.
@@ -161,7 +169,7 @@ pub struct AddExploredParams {
 pub struct RevertParams {
     #[serde(flatten)]
     pub session: SessionParams,
-    /// Keep the submitted understanding, hypotheses and explored files. Default true.
+    /// Keep understanding, hypotheses, read files. Default true.
     #[serde(default = "yes")]
     pub keep_results: bool,
 }
@@ -189,7 +197,7 @@ pub struct RecordOutcomeParams {
     /// What worked or went wrong.
     #[serde(default)]
     pub analysis: String,
-    /// For failure/partial: where it went wrong (e.g. exploration, wrong_symbol, test_failure).
+    /// For failure/partial: where it went wrong (exploration, wrong_symbol, …).
     #[serde(default)]
     pub failure_point: Option<String>,
 }
@@ -229,14 +237,22 @@ fn next_step(s: &Session) -> String {
         {
             "extract the slots with the extraction_prompt and call set_query_frame".into()
         }
-        Phase::Exploration => {
-            "explore with code tools (pass session_id), then submit_understanding".into()
-        }
+        Phase::Exploration => format!(
+            "with session_id: find_definitions, read_file the files to change, {}, then submit_understanding",
+            if s.requirements.needs.contains(&Requirement::Patterns) {
+                "read an existing implementation of the same kind"
+            } else {
+                "find_references on what changes"
+            }
+        ),
         Phase::Semantic => {
             "semantic_search with collection=forest (pass session_id), then submit_semantic".into()
         }
         Phase::Verification => {
             "confirm or reject each hypothesis with code tools, then submit_verification".into()
+        }
+        Phase::Ready if matches!(s.intent, Intent::Question | Intent::Investigate) => {
+            "answer from what the tools returned (this session never writes); record_outcome when done".into()
         }
         Phase::Ready => {
             "call check_write_target before every edit; record_outcome when done".into()
@@ -280,13 +296,57 @@ fn respond_view(s: &Session) -> Result<CallToolResult, ToolError> {
 
 fn view_text(v: &SessionView) -> String {
     format!(
-        "session {} {:?} phase {:?}, risk {:?}; next: {}",
-        v.session_id, v.intent, v.phase, v.risk_level, v.next
+        "session {} {:?} phase {:?}, risk {:?}; needs {}; read {} file(s); next: {}",
+        v.session_id,
+        v.intent,
+        v.phase,
+        v.risk_level,
+        needs_text(&v.requirements),
+        v.explored_files.len(),
+        v.next
     )
 }
 
+/// The requirements in words.
+fn needs_text(r: &session::Requirements) -> String {
+    if r.needs.is_empty() {
+        return "nothing".into();
+    }
+    r.needs
+        .iter()
+        .map(|n| {
+            let name = serde_json::to_value(n)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            if *n == Requirement::EntryPoints && r.all_entry_points {
+                format!("{name} (every entry point)")
+            } else {
+                name
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What is missing and rejected, one line each, for replies.
+fn assessment_text(a: &session::Assessment) -> String {
+    let mut out = String::new();
+    for (r, what) in &a.missing {
+        let name = serde_json::to_value(r)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        out.push_str(&format!("\n- missing {name}: {what}"));
+    }
+    for c in &a.rejected_claims {
+        out.push_str(&format!("\n- rejected: {c}"));
+    }
+    out
+}
+
 /// Hints and tools per missing slot (docs/sessions.md § Risk).
-fn guidance(slot: SlotName) -> serde_json::Value {
+fn guidance(slot: SlotName) -> (&'static str, &'static [&'static str]) {
     let (hint, tools): (&str, &[&str]) = match slot {
         SlotName::TargetFeature => (
             "find which feature or component the request is about",
@@ -309,7 +369,7 @@ fn guidance(slot: SlotName) -> serde_json::Value {
             &["analyze_structure", "find_references"],
         ),
     };
-    serde_json::json!({ "slot": slot, "hint": hint, "recommended_tools": tools })
+    (hint, tools)
 }
 
 const EXTRACTION_PROMPT: &str = "Extract from the user's request, for each slot, a short `value` (English is fine) and a `quote`: the exact words of the request that support it, copied verbatim (the server rejects quotes that are not in the request). Leave a slot out when the request does not say it. Slots: target_feature (feature or component), trigger_condition (when it happens), observed_issue (what goes wrong now), desired_action (what to do). Then call set_query_frame with {\"session_id\": ..., \"slots\": {\"target_feature\": {\"value\": ..., \"quote\": ...}, ...}}.";
@@ -318,23 +378,30 @@ const EXTRACTION_PROMPT: &str = "Extract from the user's request, for each slot,
 /// the blocking pool (the first call parses every file; later ones reuse the
 /// symbol cache).
 struct RepoFacts {
-    defs: Vec<Definition>,
+    /// (repo-relative file, definition).
+    defs: Vec<(String, Definition)>,
     names: HashSet<String>,
     repo: crate::repo::Repo,
 }
 
 impl session::CodeFacts for RepoFacts {
-    /// True when `symbol` (plain or qualified: `Class::method`,
-    /// `Class.method`, `Ns\Class`) names a definition.
-    fn symbol_exists(&self, symbol: &str) -> bool {
+    /// Files defining `symbol` (plain or qualified: `Class::method`,
+    /// `Class.method`, `Ns\Class`).
+    fn definition_files(&self, symbol: &str) -> Vec<String> {
         let (qualifier, name) = split_qualified(symbol);
-        match qualifier {
-            None => self.names.contains(&name),
-            Some(q) => self
-                .defs
-                .iter()
-                .any(|d| d.name == name && qualifier_matches(&q, d)),
+        if qualifier.is_none() && !self.names.contains(&name) {
+            return Vec::new();
         }
+        let mut files: Vec<String> = self
+            .defs
+            .iter()
+            .filter(|(_, d)| {
+                d.name == name && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
+            })
+            .map(|(f, _)| f.clone())
+            .collect();
+        files.dedup();
+        files
     }
 
     fn file_exists(&self, rel: &str) -> bool {
@@ -347,18 +414,23 @@ impl Shared {
     /// [`Shared::with_facts`].
     fn facts(&self) -> RepoFacts {
         let root = self.repo.root().to_path_buf();
-        let defs: Vec<Definition> = self
+        let defs: Vec<(String, Definition)> = self
             .symbols
             .scan(&self.repo, &self.config, &root, None)
             .map(|files| {
                 files
                     .into_iter()
-                    .flat_map(|(_, s)| s.definitions.clone())
+                    .flat_map(|(f, s)| {
+                        s.definitions
+                            .iter()
+                            .map(|d| (f.clone(), d.clone()))
+                            .collect::<Vec<_>>()
+                    })
                     .collect()
             })
             .unwrap_or_default();
         RepoFacts {
-            names: defs.iter().map(|d| d.name.clone()).collect(),
+            names: defs.iter().map(|(_, d)| d.name.clone()).collect(),
             defs,
             repo: self.repo.clone(),
         }
@@ -380,9 +452,105 @@ impl Shared {
     }
 }
 
+/// The reply text after a frame was set: what was accepted and rejected
+/// (with why), the risk, what READY needs and what to do next.
+fn frame_text(
+    s: &Session,
+    rejected: &[session::SlotRejection],
+    consistency: &serde_json::Map<String, serde_json::Value>,
+) -> String {
+    let mut t = format!(
+        "frame: {} slot(s) accepted {:?}; missing {:?}; risk {:?} (from what the change touches, judged at submit_understanding); needs {}",
+        s.frame.len(),
+        s.frame.keys().collect::<Vec<_>>(),
+        session::missing_slots(&s.frame),
+        s.risk,
+        needs_text(&s.requirements),
+    );
+    if consistency.is_empty() {
+        t.push_str("; value/quote consistency not checked (model not loaded)");
+    }
+    for r in rejected {
+        t.push_str(&format!("\n- rejected {:?}: {}", r.slot, r.reason));
+    }
+    for m in session::missing_slots(&s.frame) {
+        let (hint, tools) = guidance(m);
+        t.push_str(&format!(
+            "\n- {m:?} not in the request: {hint} ({})",
+            tools.join(", ")
+        ));
+    }
+    t.push_str(&format!("\nnext: {}", next_step(s)));
+    t
+}
+
+impl CodeIntel {
+    /// Verifies `slots` against the session's request (quotes verbatim, values
+    /// consistent with their quotes when the model is loaded) and applies the
+    /// frame. Returns the session, the rejections and the consistency scores
+    /// (empty when the model is not loaded).
+    ///
+    /// # Errors
+    /// Unknown session; an unreadable session file.
+    async fn apply_frame(
+        &self,
+        id: &str,
+        slots: SlotsInput,
+    ) -> Result<
+        (
+            Session,
+            Vec<session::SlotRejection>,
+            serde_json::Map<String, serde_json::Value>,
+        ),
+        ToolError,
+    > {
+        let slots: Vec<(SlotName, Slot)> = [
+            (SlotName::TargetFeature, slots.target_feature),
+            (SlotName::TriggerCondition, slots.trigger_condition),
+            (SlotName::ObservedIssue, slots.observed_issue),
+            (SlotName::DesiredAction, slots.desired_action),
+        ]
+        .into_iter()
+        .filter_map(|(n, s)| s.map(|s| (n, s)))
+        .collect();
+        let query = self.shared.sessions.get(id)?.query;
+        let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
+        // Value/quote consistency: a value that means something else than its
+        // quote (below the calibrated threshold) is rejected too. Needs the
+        // model; without it the check is skipped and said so.
+        let mut consistency = serde_json::Map::new();
+        if let Ok(embedder) = self.shared.embedder() {
+            let names: Vec<SlotName> = frame.keys().copied().collect();
+            let pairs: Vec<(String, String)> = frame
+                .values()
+                .map(|s| (s.value.clone(), s.quote.clone()))
+                .collect();
+            if let Ok(scores) =
+                blocking(move || relevance::score_pairs(embedder.as_ref(), &pairs)).await?
+            {
+                for (name, score) in names.into_iter().zip(scores) {
+                    consistency.insert(format!("{name:?}"), serde_json::json!(score));
+                    if score < CALIBRATED.value_quote {
+                        frame.remove(&name);
+                        rejected.push(session::SlotRejection {
+                            slot: name,
+                            reason: format!(
+                                "the value does not say what its quote says (similarity {score:.3} < {:.3}); write the value as a short translation or paraphrase of the quote",
+                                CALIBRATED.value_quote
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        let (_, s) = self.shared.apply(id, Event::FrameSet { frame })?;
+        Ok((s, rejected, consistency))
+    }
+}
+
 #[tool_router(router = session_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Starts a gated session for one user request. Returns the session_id, the slot-extraction prompt, risk, and a hint from past agreements (map) when one matches above the calibrated threshold. Pass session_id to code tools so they count as evidence.
+    /// Starts a gated session for one user request (pass `slots` to set the query frame in the same call). Returns the session_id, the slot-extraction prompt, and a past agreement (map) when one matches. Pass session_id to code tools so they count as evidence.
     #[tool(annotations(
         title = "Start session",
         read_only_hint = false,
@@ -429,35 +597,50 @@ impl CodeIntel {
                 "query": s.query, "risk": s.risk, "map_hint": map_hint, "map_checked": map_checked,
             }),
         );
-        let out = serde_json::json!({
+        let mut out = serde_json::json!({
             "session_id": s.id,
             "intent": s.intent,
             "phase": s.phase,
             "risk_level": s.risk,
-            "extraction_prompt": EXTRACTION_PROMPT,
-            "slot_schema": rmcp::handler::server::common::schema_for_type::<SlotsInput>().as_ref(),
             "map_hint": map_hint,
-            "map_checked": map_checked,
-            "map_threshold": CALIBRATED.map_short_circuit,
-            "index": readiness,
-            "next": next_step(&s),
+            "index": readiness.message,
         });
-        let text = format!(
-            "session {} started ({:?}, phase {:?}). {}{}",
+        let mut text = format!(
+            "session {} started ({:?}, phase {:?}).{}",
             s.id,
             s.intent,
             s.phase,
             if map_hint.is_null() {
                 String::new()
             } else {
-                format!("Past agreement matches: {map_hint}. ")
+                format!(" Past agreement matches: {map_hint}.")
             },
-            EXTRACTION_PROMPT
         );
+        match p.slots {
+            Some(slots) => {
+                let (s, rejected, consistency) = self.apply_frame(&s.id, slots).await?;
+                text.push('\n');
+                text.push_str(&frame_text(&s, &rejected, &consistency));
+                out["accepted"] = serde_json::json!(s.frame.keys().collect::<Vec<_>>());
+                out["rejected"] = serde_json::json!(rejected);
+                out["requirements"] = serde_json::json!(s.requirements);
+                out["next"] = serde_json::json!(next_step(&s));
+            }
+            None => {
+                if matches!(s.intent, Intent::Implement | Intent::Modify) {
+                    text.push(' ');
+                    text.push_str(EXTRACTION_PROMPT);
+                    out["extraction_prompt"] = serde_json::json!(EXTRACTION_PROMPT);
+                } else {
+                    text.push_str(&format!(" next: {}", next_step(&s)));
+                }
+                out["next"] = serde_json::json!(next_step(&s));
+            }
+        }
         success(&out, text)
     }
 
-    /// Sets the query frame: each slot's quote must occur verbatim in the request (after NFKC and whitespace normalisation) or the slot is rejected as hallucinated. Returns missing slots, risk level, requirements and investigation guidance.
+    /// Sets the query frame: each slot's quote must occur verbatim in the request (after NFKC and whitespace normalisation) and its value must mean what the quote says (calibrated similarity), or the slot is rejected. Returns missing slots, risk, requirements and guidance.
     #[tool(annotations(
         title = "Set query frame",
         read_only_hint = false,
@@ -468,75 +651,18 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SetQueryFrameParams>,
     ) -> Result<CallToolResult, ToolError> {
-        let id = p.session.session_id;
-        let slots: Vec<(SlotName, Slot)> = [
-            (SlotName::TargetFeature, p.slots.target_feature),
-            (SlotName::TriggerCondition, p.slots.trigger_condition),
-            (SlotName::ObservedIssue, p.slots.observed_issue),
-            (SlotName::DesiredAction, p.slots.desired_action),
-        ]
-        .into_iter()
-        .filter_map(|(n, s)| s.map(|s| (n, s)))
-        .collect();
-        let query = self.shared.sessions.get(&id)?.query;
-        let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
-        // Value/quote consistency: a value that means something else than its
-        // quote (below the calibrated reject threshold) is rejected too. Needs
-        // the model; without it the check is skipped and said so.
-        let mut consistency = serde_json::Map::new();
-        let consistency_checked = match self.shared.embedder() {
-            Ok(embedder) => {
-                let names: Vec<SlotName> = frame.keys().copied().collect();
-                let pairs: Vec<(String, String)> = frame
-                    .values()
-                    .map(|s| (s.value.clone(), s.quote.clone()))
-                    .collect();
-                match blocking(move || relevance::score_pairs(embedder.as_ref(), &pairs)).await? {
-                    Ok(scores) => {
-                        for (name, score) in names.into_iter().zip(scores) {
-                            consistency.insert(format!("{name:?}"), serde_json::json!(score));
-                            if score < CALIBRATED.reject {
-                                frame.remove(&name);
-                                rejected.push(session::SlotRejection {
-                                    slot: name,
-                                    reason: format!(
-                                        "value does not match its quote (similarity {score:.3} < {:.3})",
-                                        CALIBRATED.reject
-                                    ),
-                                });
-                            }
-                        }
-                        true
-                    }
-                    Err(_) => false,
-                }
-            }
-            Err(_) => false,
-        };
-        let (_, s) = self.shared.apply(&id, Event::FrameSet { frame })?;
+        let (s, rejected, consistency) = self.apply_frame(&p.session.session_id, p.slots).await?;
         let missing = session::missing_slots(&s.frame);
         let out = serde_json::json!({
-            "accepted": s.frame,
+            "accepted": s.frame.keys().collect::<Vec<_>>(),
             "rejected": rejected,
-            "consistency_checked": consistency_checked,
             "consistency": consistency,
             "missing_slots": missing,
             "risk_level": s.risk,
             "requirements": s.requirements,
-            "guidance": missing.iter().map(|m| guidance(*m)).collect::<Vec<_>>(),
             "next": next_step(&s),
         });
-        let text = format!(
-            "{} slot(s) accepted, {} rejected as not quoted from the request; missing {:?}; risk {:?}; needs {} symbols, {} entry points, {} files, {} patterns",
-            s.frame.len(),
-            rejected.len(),
-            missing,
-            s.risk,
-            s.requirements.symbols,
-            s.requirements.entry_points,
-            s.requirements.files,
-            s.requirements.patterns
-        );
+        let text = frame_text(&s, &rejected, &consistency);
         success(&out, text)
     }
 
@@ -553,7 +679,7 @@ impl CodeIntel {
         respond_view(&self.shared.sessions.get(&p.session_id)?)
     }
 
-    /// Submits what the agent found. The server checks every claim against the code (symbols must have definitions, files must exist and have been seen in this session, entry points must be among the symbols, patterns need files), computes confidence and moves to READY when the requirements for the intent and risk are met — or to SEMANTIC when exact tools were tried and a valid reason is given for each missing requirement.
+    /// Submits what the agent found. The server checks each claim against the code and the session (definitions exist, files were read, references checked), judges risk from what the change touches (files_to_edit, symbols) and moves to READY when the evidence the intent and risk need is there, or to SEMANTIC with a fitting reason per missing requirement. The reply lists what is missing and how to get it.
     #[tool(annotations(
         title = "Submit understanding",
         read_only_hint = false,
@@ -575,22 +701,33 @@ impl CodeIntel {
         let a = step.assessment.unwrap_or_else(|| session::Assessment {
             rejected_claims: Vec::new(),
             missing: BTreeMap::new(),
-            missing_slot_evidence: Vec::new(),
-            missing_tools: Vec::new(),
             confidence: 0.0,
         });
         let out = serde_json::json!({
             "phase": s.phase,
             "confidence": a.confidence,
-            "assessment": a,
-            "requirements": s.requirements,
+            "missing": a.missing,
+            "rejected_claims": a.rejected_claims,
             "risk_level": s.risk,
+            "risk_reasons": s.risk_reasons,
+            "requirements": s.requirements,
             "note": step.note,
             "next": next_step(&s),
         });
         let text = format!(
-            "{}; confidence {:.2}; rejected claims: {:?}; missing: {:?}; missing tools: {:?}",
-            step.note, a.confidence, a.rejected_claims, a.missing, a.missing_tools
+            "{} (phase {:?}); risk {:?}{}; needs {}; confidence {:.2}{}\nnext: {}",
+            step.note,
+            s.phase,
+            s.risk,
+            if s.risk_reasons.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", s.risk_reasons.join("; "))
+            },
+            needs_text(&s.requirements),
+            a.confidence,
+            assessment_text(&a),
+            next_step(&s)
         );
         success(&out, text)
     }
@@ -750,7 +887,7 @@ impl CodeIntel {
         success(&v, text)
     }
 
-    /// Asks before every edit whether the file may be written: only in READY, only explored files (new files: allow_new_files and an explored directory), never while a HYPOTHESIS remains or for a rejected hypothesis. Refusals carry recovery_options.
+    /// Asks before every edit whether the file may be written: only in READY of IMPLEMENT/MODIFY sessions, only files whose content was returned in the session; new files (allow_new_files) beside a read file or on a framework/PSR-4 path; never lock/vendored/generated files the request does not name. Refusals carry recovery_options.
     #[tool(annotations(
         title = "Check write target",
         read_only_hint = false,
@@ -762,37 +899,24 @@ impl CodeIntel {
         Parameters(p): Parameters<CheckWriteParams>,
     ) -> Result<CallToolResult, ToolError> {
         let repo = &self.shared.repo;
-        // The file may not exist yet: confine its parent directory instead.
-        let (rel, exists) = match repo.resolve(&p.file_path) {
-            Ok(abs) => (repo.rel(&abs), abs.is_file()),
-            Err(crate::repo::PathError::NotFound(_)) => {
-                let path = std::path::Path::new(&p.file_path);
-                let parent = path
-                    .parent()
-                    .map(|x| x.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let dir = repo.resolve(&parent)?;
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                (repo.rel(&dir.join(name)), false)
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let event = Event::WriteChecked {
-            file: rel.clone(),
-            exists,
-            allow_new: p.allow_new_files,
-        };
-        self.shared.apply(&p.session.session_id, event)?;
+        // The file may not exist yet, nor its directories: its nearest
+        // existing ancestor must be inside the repository (as for the hook).
+        let (rel, exists) = repo.resolve_for_write(&p.file_path)?;
+        let target =
+            crate::framework::conventions::write_target(repo, &rel, exists, p.allow_new_files);
+        let convention = target.convention.clone();
+        self.shared
+            .apply(&p.session.session_id, Event::WriteChecked { target })?;
         success(
-            &serde_json::json!({"allowed": true, "file": rel}),
-            format!("allowed: {rel}"),
+            &serde_json::json!({"allowed": true, "file": rel, "convention": convention}),
+            match convention {
+                Some(c) if !exists => format!("allowed: {rel} (new file; follows {c})"),
+                _ => format!("allowed: {rel}"),
+            },
         )
     }
 
-    /// Recovery: marks files as explored (they must exist and are recorded as evidence), e.g. when a write was refused for an unexplored file.
+    /// Recovery: reads files (their content is returned) and records them as explored with a reason, e.g. when a write was refused for a file not read yet.
     #[tool(annotations(
         title = "Add explored files",
         read_only_hint = false,
@@ -803,28 +927,51 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<AddExploredParams>,
     ) -> Result<CallToolResult, ToolError> {
-        let mut rels = Vec::new();
-        for f in &p.files {
-            let abs = self.shared.repo.resolve(f)?;
-            if !abs.is_file() {
-                return Err(ToolError::invalid(format!("`{f}` is not a file")));
-            }
-            rels.push(self.shared.repo.rel(&abs));
+        if p.reason.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "reason is required: say why the change needs these files",
+            ));
         }
+        if p.files.is_empty() || p.files.len() > 20 {
+            return Err(ToolError::invalid("files must name 1-20 files"));
+        }
+        let max_tokens =
+            super::budget::check_max_tokens(p.max_tokens, 3000).map_err(ToolError::invalid)?;
         let id = p.session.session_id;
         let phase = self.shared.sessions.get(&id)?.phase;
+        // Read them now: the content is returned, so the read is real.
+        let shared = Arc::clone(&self.shared);
+        let files = p.files.clone();
+        let per_file = (max_tokens / files.len()).max(100);
+        let reads = blocking(move || {
+            files
+                .iter()
+                .map(|f| super::code_tools::read_lines(&shared, f, None, None, per_file))
+                .collect::<Result<Vec<_>, ToolError>>()
+        })
+        .await??;
+        let rels: Vec<String> = reads.iter().map(|(l, _)| l.file.clone()).collect();
         let evidence = session::Evidence {
             tool: "add_explored_files".into(),
-            params: serde_json::json!({ "files": rels }),
-            summary: format!("{} file(s) added as explored", rels.len()),
+            params: serde_json::json!({ "files": rels, "reason": p.reason }),
+            summary: format!("{} file(s) read: {}", rels.len(), p.reason),
             files: rels.clone(),
+            read: rels.clone(),
+            total: None,
             at: now_secs(),
             phase,
         };
         let (_, s) = self.shared.apply(&id, Event::ExploredAdded { evidence })?;
-        let v = view(&s);
-        let text = format!("added {rels:?}. {}", view_text(&v));
-        success(&v, text)
+        let mut text = format!("read and added {rels:?}; {}\n", view_text(&view(&s)));
+        for (_, t) in &reads {
+            text.push_str(t);
+        }
+        let out = serde_json::json!({
+            "files": reads.into_iter().map(|(l, _)| l).collect::<Vec<_>>(),
+            "phase": s.phase,
+            "next": next_step(&s),
+        });
+        success(&out, text)
     }
 
     /// Recovery: returns the session to EXPLORATION, keeping (default) or clearing the understanding, hypotheses and explored files.

@@ -1,9 +1,9 @@
-//! Query frames: quote verification (NFKC, whitespace folded), missing
-//! slots, and risk from the frame (docs/sessions.md § Risk).
+//! Query frames: quote verification (NFKC, whitespace folded) and missing
+//! slots. Risk does not come from the frame (see `risk`).
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::model::{Intent, QueryFrame, Risk, Slot, SlotName, SlotRejection};
+use super::model::{QueryFrame, Slot, SlotName, SlotRejection};
 
 /// NFKC, then runs of white space folded to one space and trimmed: the form
 /// in which quotes are compared with the request (full-width and half-width
@@ -45,26 +45,4 @@ pub fn missing_slots(frame: &QueryFrame) -> Vec<SlotName> {
         .into_iter()
         .filter(|s| !frame.contains_key(s))
         .collect()
-}
-
-/// Risk of a request (docs/sessions.md § Risk): MODIFY without target_feature or
-/// observed_issue, desired_action without observed_issue, three or more
-/// missing slots, or a grey-zone relevance result → HIGH; two missing →
-/// MEDIUM; IMPLEMENT is at least MEDIUM.
-pub fn assess_risk(intent: Intent, frame: &QueryFrame, grey_zone: bool) -> Risk {
-    let has = |s| frame.contains_key(&s);
-    let missing = missing_slots(frame).len();
-    let high = grey_zone
-        || (intent == Intent::Modify
-            && (!has(SlotName::TargetFeature) || !has(SlotName::ObservedIssue)))
-        || (has(SlotName::DesiredAction) && !has(SlotName::ObservedIssue))
-        || missing >= 3;
-    if high {
-        return Risk::High;
-    }
-    if missing == 2 || intent == Intent::Implement {
-        Risk::Medium
-    } else {
-        Risk::Low
-    }
 }

@@ -1,8 +1,9 @@
 //! The tool gate by phase and the write gate (docs/sessions.md § Gate).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
-use super::model::{HypothesisState, Phase, Refusal, ToolClass};
+use super::model::{HypothesisState, Intent, Phase, Refusal, Session, ToolClass};
+use crate::classify::FileClass;
 
 /// The tool gate (docs/sessions.md § Gate): EXPLORATION allows code tools and map search,
 /// not forest; SEMANTIC allows forest, not the exploration tools;
@@ -56,43 +57,77 @@ pub fn tool_offered(phase: Phase, tool: &str) -> bool {
         | "find_references"
         | "get_symbols"
         | "analyze_structure"
-        | "get_function_at_line" => gate(phase, ToolClass::Code).is_ok(),
+        | "get_function_at_line"
+        | "read_file" => gate(phase, ToolClass::Code).is_ok(),
         "submit_semantic" => phase == Phase::Semantic,
         "submit_verification" => phase == Phase::Verification,
         _ => true,
     }
 }
 
-/// Whether `file` may be written (docs/sessions.md § Gate): only in READY,
-/// never while a HYPOTHESIS remains, never a file a rejected hypothesis
-/// named, only explored files — or, with `allow_new`, a new file whose
-/// parent directory was explored.
+/// What the write gate knows about a target file; built by the caller
+/// (server and hook alike: `framework::conventions::write_target`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteTarget {
+    /// Repo-relative path.
+    pub file: String,
+    pub exists: bool,
+    /// The caller asked to create the file (`allow_new_files`, or the hook's `Write`).
+    pub allow_new: bool,
+    /// The file's class by its path.
+    pub class: FileClass,
+    /// For a new file: the convention its path follows (`Laravel app/Observers`,
+    /// `PSR-4 App\ → app/`), if any.
+    pub convention: Option<String>,
+    /// For a new file: its nearest existing ancestor directory ("" = the root).
+    pub existing_dir: String,
+}
+
+fn dir_of(file: &str) -> &str {
+    file.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Whether a file may be written (docs/sessions.md § Gate), in this order:
+/// never in QUESTION or INVESTIGATE sessions; only in READY; never while a
+/// HYPOTHESIS remains or to a file a rejected hypothesis named; never a lock,
+/// vendored or generated file the request does not name; an existing file
+/// only when its content was returned in this session, and — when the
+/// understanding did not list it — only if it does not raise the risk; a new
+/// file (with `allow_new`) in a directory where a file was read, or on a
+/// framework/PSR-4 convention path when a file under its nearest existing
+/// directory was read.
 ///
 /// # Errors
 /// A [`Refusal`] with `recovery_options`.
-pub fn check_write(
-    phase: Phase,
-    file: &str,
-    file_exists: bool,
-    allow_new: bool,
-    explored: &BTreeSet<String>,
-    hypotheses: &[(String, HypothesisState)],
-) -> Result<(), Refusal> {
+pub fn check_write(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
     let refuse = |reason: String, options: &[&str]| {
         Err(Refusal {
             reason,
-            recovery_options: options.iter().map(|s| s.to_string()).collect(),
+            recovery_options: options.iter().map(|o| (*o).to_string()).collect(),
         })
     };
-    if phase != Phase::Ready {
+    let file = t.file.as_str();
+    if matches!(s.intent, Intent::Question | Intent::Investigate) {
         return refuse(
-            format!("writes are allowed only in READY; the session is in {phase:?}"),
+            format!(
+                "a {:?} session never writes; start a session with intent MODIFY or IMPLEMENT for changes",
+                s.intent
+            ),
+            &["start_session with intent MODIFY or IMPLEMENT"],
+        );
+    }
+    if s.phase != Phase::Ready {
+        return refuse(
+            format!(
+                "writes are allowed only in READY; the session is in {:?}",
+                s.phase
+            ),
             &["submit_understanding", "get_session_status"],
         );
     }
-    if hypotheses
+    if s.hypotheses
         .iter()
-        .any(|(_, s)| *s == HypothesisState::Hypothesis)
+        .any(|h| h.state == HypothesisState::Hypothesis)
     {
         return refuse(
             "an unverified HYPOTHESIS remains: confirm or reject it with submit_verification"
@@ -100,39 +135,107 @@ pub fn check_write(
             &["submit_verification"],
         );
     }
-    if hypotheses
+    if s.hypotheses
         .iter()
-        .any(|(f, s)| *s == HypothesisState::Rejected && f == file)
+        .any(|h| h.state == HypothesisState::Rejected && h.file == file)
     {
         return refuse(
             format!("`{file}` came from a rejected hypothesis"),
             &["revert_to_exploration", "add_explored_files"],
         );
     }
-    if explored.contains(file) {
+    if matches!(
+        t.class,
+        FileClass::Lock | FileClass::Vendored | FileClass::Generated
+    ) {
+        let name = file.rsplit('/').next().unwrap_or(file);
+        if !super::normalize(&s.query).contains(name) {
+            return refuse(
+                format!(
+                    "`{file}` is a {} file: it is written by its tool (composer, npm, a build), not edited, unless the request names it",
+                    t.class.name()
+                ),
+                &[
+                    "run the tool that owns it (composer update, npm install, the build)",
+                    "edit the source it is made from",
+                ],
+            );
+        }
+    }
+    if s.explored.contains(file) {
+        let listed = s.understanding.as_ref().is_some_and(|u| {
+            u.files_analyzed
+                .iter()
+                .chain(&u.files_to_edit)
+                .any(|f| f == file)
+        });
+        if !listed {
+            let (risk, reasons) =
+                super::risk::touch_risk(&[file.to_string()], &[], &BTreeMap::new());
+            if risk > s.risk {
+                return refuse(
+                    format!(
+                        "`{file}` was not in the submitted understanding and raises the risk to {risk:?} ({}): submit the understanding again with it in files_to_edit",
+                        reasons.join("; ")
+                    ),
+                    &[
+                        "revert_to_exploration",
+                        "submit_understanding with the file in files_to_edit",
+                    ],
+                );
+            }
+        }
         return Ok(());
     }
-    if !file_exists {
-        let parent = file.rsplit_once('/').map_or("", |(d, _)| d);
-        let parent_explored = explored
-            .iter()
-            .any(|f| f.rsplit_once('/').map_or("", |(d, _)| d) == parent);
-        if allow_new && parent_explored {
-            return Ok(());
-        }
+    if t.exists {
         return refuse(
-            if allow_new {
-                format!("new file `{file}`: no file in its directory `{parent}` was explored")
-            } else {
-                format!(
-                    "`{file}` does not exist; pass allow_new_files=true to create it in an explored directory"
-                )
-            },
-            &["add_explored_files", "revert_to_exploration"],
+            format!("`{file}` was not read in this session (its content was never returned)"),
+            &[
+                &format!("read_file {file} with session_id"),
+                "add_explored_files with a reason (returns the content)",
+            ],
         );
     }
-    refuse(
-        format!("`{file}` was not explored in this session"),
-        &["add_explored_files", "revert_to_exploration"],
-    )
+    let parent = dir_of(file);
+    if !t.allow_new {
+        return refuse(
+            format!("`{file}` does not exist; pass allow_new_files=true to create it"),
+            &["check_write_target with allow_new_files=true"],
+        );
+    }
+    if s.explored.iter().any(|f| dir_of(f) == parent) {
+        return Ok(());
+    }
+    let under = |dir: &str| {
+        s.explored
+            .iter()
+            .any(|f| dir.is_empty() || f.starts_with(&format!("{dir}/")))
+    };
+    match &t.convention {
+        Some(c) if under(&t.existing_dir) => Ok(()),
+        Some(c) => refuse(
+            format!(
+                "new file `{file}` follows {c}, but no file under `{}` was read in this session: read a sibling or the code that will use or register it",
+                if t.existing_dir.is_empty() {
+                    "."
+                } else {
+                    &t.existing_dir
+                }
+            ),
+            &[
+                "read_file a file it will sit beside or be registered in (e.g. a model, a service provider)",
+                "add_explored_files with a reason",
+            ],
+        ),
+        None => refuse(
+            format!(
+                "new file `{file}`: no file in `{parent}` was read and the path follows no convention of this repository (composer.json PSR-4, framework directories)"
+            ),
+            &[
+                &format!("read_file a file in `{parent}`"),
+                "choose a conventional location",
+                "add_explored_files with a reason",
+            ],
+        ),
+    }
 }

@@ -5,20 +5,25 @@
 
 use std::collections::BTreeMap;
 
-use super::gate::check_write;
+use super::gate::{WriteTarget, check_write};
 use super::model::{
     Assessment, Evidence, Hypothesis, HypothesisState, Intent, Phase, QueryFrame, Refusal,
-    RelevanceCheck, Requirement, SemanticReason, Session, Understanding,
+    RelevanceCheck, Requirement, Risk, SemanticReason, Session, Understanding,
 };
 use super::requirements::{BEFORE_SEMANTIC, Facts, assess, reason_fits};
 
 /// What the machine needs to know about the code (the server answers from
 /// the repository; tests from a table).
 pub trait CodeFacts {
-    /// A definition with this name (plain or qualified) exists.
-    fn symbol_exists(&self, symbol: &str) -> bool;
+    /// Repo-relative files defining this name (plain or qualified); empty
+    /// when there is no definition.
+    fn definition_files(&self, symbol: &str) -> Vec<String>;
     /// The repo-relative file exists.
     fn file_exists(&self, file: &str) -> bool;
+    /// A definition with this name (plain or qualified) exists.
+    fn symbol_exists(&self, symbol: &str) -> bool {
+        !self.definition_files(symbol).is_empty()
+    }
 }
 
 /// One verification result of `submit_verification`.
@@ -50,12 +55,8 @@ pub enum Event {
     SemanticSubmitted { hypotheses: Vec<Hypothesis> },
     /// `submit_verification`.
     VerificationSubmitted { results: Vec<Verification> },
-    /// `check_write_target` (repo-relative file; whether it exists).
-    WriteChecked {
-        file: String,
-        exists: bool,
-        allow_new: bool,
-    },
+    /// `check_write_target` (or the hook): the target as the caller resolved it.
+    WriteChecked { target: WriteTarget },
     /// `add_explored_files`, recorded as evidence.
     ExploredAdded { evidence: Evidence },
     /// `revert_to_exploration`.
@@ -101,13 +102,21 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
         Event::FrameSet { frame } => {
             s.frame = frame;
             s.frame_set = true;
-            s.rescore();
-            Ok(note(format!("frame set; risk {:?}", s.risk)))
+            Ok(note(format!(
+                "frame set; risk {:?} until the understanding says what the change touches",
+                s.risk
+            )))
         }
         Event::ToolRecorded { evidence } => {
             s.tools_used.insert(evidence.tool.clone());
             s.files_seen.extend(evidence.files.iter().cloned());
-            s.explored.extend(evidence.files.iter().cloned());
+            s.explored.extend(evidence.read.iter().cloned());
+            if evidence.tool == "find_references"
+                && let (Some(sym), Some(total)) =
+                    (evidence.params["symbol"].as_str(), evidence.total)
+            {
+                s.reference_checks.insert(sym.trim().to_string(), total);
+            }
             s.evidence.push(evidence);
             Ok(Step::default())
         }
@@ -120,7 +129,10 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
             s.relevance.extend(checks);
             if grey {
                 s.grey_zone = true;
-                s.rescore();
+                s.raise_risk(
+                    Risk::High,
+                    vec!["a grey-zone relevance result (validate_symbol_relevance)".into()],
+                );
             }
             Ok(note(if grey {
                 "a grey-zone match raised the risk to HIGH".into()
@@ -134,38 +146,26 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
         } => understanding_submitted(s, understanding, &semantic_reasons, facts),
         Event::SemanticSubmitted { hypotheses } => semantic_submitted(s, hypotheses, facts),
         Event::VerificationSubmitted { results } => verification_submitted(s, &results, facts),
-        Event::WriteChecked {
-            file,
-            exists,
-            allow_new,
-        } => {
-            let hyps: Vec<(String, HypothesisState)> = s
-                .hypotheses
-                .iter()
-                .map(|h| (h.file.clone(), h.state))
-                .collect();
-            match check_write(s.phase, &file, exists, allow_new, &s.explored, &hyps) {
-                Ok(()) => {
-                    s.writes_allowed.push(file.clone());
-                    Ok(note(format!("allowed: {file}")))
-                }
-                Err(r) => {
-                    let options: Vec<&str> =
-                        r.recovery_options.iter().map(String::as_str).collect();
-                    Err(refuse(
-                        s,
-                        format!("write to `{file}` refused: {}", r.reason),
-                        &options,
-                    ))
-                }
+        Event::WriteChecked { target } => match check_write(s, &target) {
+            Ok(()) => {
+                s.writes_allowed.push(target.file.clone());
+                Ok(note(format!("allowed: {}", target.file)))
             }
-        }
+            Err(r) => {
+                let options: Vec<&str> = r.recovery_options.iter().map(String::as_str).collect();
+                Err(refuse(
+                    s,
+                    format!("write to `{}` refused: {}", target.file, r.reason),
+                    &options,
+                ))
+            }
+        },
         Event::ExploredAdded { evidence } => {
-            s.explored.extend(evidence.files.iter().cloned());
+            s.explored.extend(evidence.read.iter().cloned());
             s.files_seen.extend(evidence.files.iter().cloned());
-            let n = evidence.files.len();
+            let n = evidence.read.len();
             s.evidence.push(evidence);
-            Ok(note(format!("{n} file(s) added as explored")))
+            Ok(note(format!("{n} file(s) read and added as explored")))
         }
         Event::Reverted { keep_results } => {
             s.phase = Phase::Exploration;
@@ -192,16 +192,19 @@ fn note(n: String) -> Step {
 }
 
 fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessment {
-    let symbol_exists = |x: &str| facts.symbol_exists(x);
+    let definition_files = |x: &str| facts.definition_files(x);
     let file_exists = |x: &str| facts.file_exists(x);
+    let is_test =
+        |f: &str| crate::classify::classify_path(f).class == crate::classify::FileClass::Test;
     assess(
         &s.requirements,
         u,
         &Facts {
-            symbol_exists: &symbol_exists,
+            definition_files: &definition_files,
             file_exists: &file_exists,
-            files_seen: &s.files_seen,
-            tools_used: &s.tools_used,
+            is_test: &is_test,
+            files_read: &s.explored,
+            reference_checks: &s.reference_checks,
         },
     )
 }
@@ -233,6 +236,15 @@ fn understanding_submitted(
             &["set_query_frame"],
         ));
     }
+    // Risk from what the change touches: the files it edits (or, when none
+    // are named, the files it read) and its symbols. Never lowered.
+    let touched: &[String] = if u.files_to_edit.is_empty() {
+        &u.files_analyzed
+    } else {
+        &u.files_to_edit
+    };
+    let (risk, why) = super::risk::touch_risk(touched, &u.symbols_identified, &s.reference_checks);
+    s.raise_risk(risk, why);
     let a = assessment(s, &u, facts);
     let missing: Vec<Requirement> = a.missing.keys().copied().collect();
     let untried: Vec<&str> = BEFORE_SEMANTIC
@@ -258,7 +270,7 @@ fn understanding_submitted(
     } else if !reasons.is_empty() && !reasons_ok {
         (
             Phase::Exploration,
-            "each missing requirement needs a fitting reason to enter SEMANTIC (symbols: no_definition_found|architecture_unknown; entry_points: no_definition_found|no_reference_found; patterns: no_similar_implementation|architecture_unknown; files: context_fragmented|architecture_unknown)".to_string(),
+            "each missing requirement needs a fitting reason to enter SEMANTIC (symbols: no_definition_found|architecture_unknown; entry_points: no_definition_found|no_reference_found; patterns: no_similar_implementation|architecture_unknown; files: context_fragmented|architecture_unknown; coverage: no_reference_found|context_fragmented)".to_string(),
         )
     } else if reasons_ok && a.rejected_claims.is_empty() {
         (
@@ -271,13 +283,6 @@ fn understanding_submitted(
             "requirements not met: keep exploring".to_string(),
         )
     };
-    let seen: Vec<String> = u
-        .files_analyzed
-        .iter()
-        .filter(|f| s.files_seen.contains(*f))
-        .cloned()
-        .collect();
-    s.explored.extend(seen);
     s.understanding = Some(u);
     s.last_assessment = Some(a.clone());
     s.phase = phase;
@@ -399,11 +404,9 @@ fn verification_submitted(
         if !u.symbols_identified.contains(&sym) {
             u.symbols_identified.push(sym);
         }
-        s.files_seen.insert(file.clone());
         if !u.files_analyzed.contains(&file) {
-            u.files_analyzed.push(file.clone());
+            u.files_analyzed.push(file);
         }
-        s.explored.insert(file);
     }
     let a = assessment(s, &u, facts);
     let ready = a.complete();
@@ -429,12 +432,16 @@ mod tests {
     use super::*;
     use crate::session::{PatternClaim, Slot, SlotName};
 
-    /// The code of the tests: symbols `login`, `logout`, `Auth`, `Token`,
-    /// `hash`; files `a.py`, `b.py`, `c.py`, `d.py`.
+    /// The code of the tests: `render`, `layout`, `Page` in a.py, `Widget`
+    /// and `hash` in d.py; files `a.py`, `b.py`, `c.py`, `d.py`.
     struct Code;
     impl CodeFacts for Code {
-        fn symbol_exists(&self, s: &str) -> bool {
-            matches!(s, "login" | "logout" | "Auth" | "Token" | "hash")
+        fn definition_files(&self, s: &str) -> Vec<String> {
+            match s {
+                "render" | "layout" | "Page" => vec!["a.py".into()],
+                "Widget" | "hash" => vec!["d.py".into()],
+                _ => vec![],
+            }
         }
         fn file_exists(&self, f: &str) -> bool {
             matches!(f, "a.py" | "b.py" | "c.py" | "d.py")
@@ -444,19 +451,33 @@ mod tests {
     /// A write check of an existing file.
     fn write(file: &str) -> Event {
         Event::WriteChecked {
-            file: file.into(),
-            exists: true,
-            allow_new: false,
+            target: WriteTarget {
+                file: file.into(),
+                exists: Code.file_exists(file),
+                allow_new: false,
+                class: crate::classify::FileClass::Source,
+                convention: None,
+                existing_dir: String::new(),
+            },
         }
     }
 
+    /// A tool call naming `files`; `read_file` reads them, `find_references`
+    /// on `render` finds two uses.
     fn tool(name: &str, files: &[&str], phase: Phase) -> Event {
+        let files: Vec<String> = files.iter().map(|f| (*f).to_string()).collect();
         Event::ToolRecorded {
             evidence: Evidence {
                 tool: name.into(),
-                params: serde_json::Value::Null,
+                params: serde_json::json!({"symbol": "render"}),
                 summary: String::new(),
-                files: files.iter().map(|f| (*f).to_string()).collect(),
+                read: if name == "read_file" {
+                    files.clone()
+                } else {
+                    vec![]
+                },
+                total: (name == "find_references").then_some(2),
+                files,
                 at: 0,
                 phase,
             },
@@ -470,10 +491,8 @@ mod tests {
         };
         Event::FrameSet {
             frame: [
-                (SlotName::TargetFeature, slot("login")),
-                (SlotName::ObservedIssue, slot("no error")),
+                (SlotName::TargetFeature, slot("page rendering")),
                 (SlotName::DesiredAction, slot("fix")),
-                (SlotName::TriggerCondition, slot("empty password")),
             ]
             .into(),
         }
@@ -484,11 +503,12 @@ mod tests {
             symbols_identified: symbols.iter().map(|s| (*s).to_string()).collect(),
             entry_points: symbols.iter().take(1).map(|s| (*s).to_string()).collect(),
             existing_patterns: vec![PatternClaim {
-                name: "service".into(),
+                name: "view".into(),
                 files: vec!["a.py".into()],
             }],
             files_analyzed: files.iter().map(|f| (*f).to_string()).collect(),
-            slot_evidence: [(SlotName::TargetFeature, "a.py:3 login".to_string())].into(),
+            files_to_edit: vec![],
+            slot_evidence: BTreeMap::new(),
         }
     }
 
@@ -505,7 +525,7 @@ mod tests {
     /// Applies `events` to a new session of `intent` and compares the last
     /// event's outcome with `expected`.
     fn check(intent: Intent, events: Vec<Event>, expected: Expect) {
-        let mut s = Session::new(intent, "fix login");
+        let mut s = Session::new(intent, "fix page rendering");
         let mut last = Ok(Step::default());
         for e in events {
             last = transition(&mut s, e, &Code);
@@ -528,18 +548,17 @@ mod tests {
                 tool("find_definitions", &["a.py"], Exploration),
                 tool("find_references", &["b.py"], Exploration),
                 tool("search_text", &["c.py"], Exploration),
+                tool("read_file", &["a.py", "b.py"], Exploration),
             ]
         };
         let with = |mut v: Vec<Event>, e: Vec<Event>| {
             v.extend(e);
             v
         };
-        let enough = || understanding(&["login", "logout", "Auth"], &["a.py", "b.py"]);
-        let too_little = || understanding(&["login"], &["a.py"]);
-        let reasons = [
-            (Requirement::Symbols, SemanticReason::NoDefinitionFound),
-            (Requirement::Files, SemanticReason::ContextFragmented),
-        ];
+        let enough = || understanding(&["render", "layout", "Page"], &["a.py", "b.py"]);
+        // Names c.py, which a search showed but nobody read.
+        let too_little = || understanding(&["render"], &["c.py"]);
+        let reasons = [(Requirement::Files, SemanticReason::ContextFragmented)];
         let to_semantic = || {
             with(
                 explored(),
@@ -601,7 +620,7 @@ mod tests {
                     explored(),
                     vec![submit(
                         too_little(),
-                        &[(Requirement::Symbols, SemanticReason::ContextFragmented)],
+                        &[(Requirement::Files, SemanticReason::NoDefinitionFound)],
                     )],
                 ),
                 (Exploration, false, false),
@@ -625,7 +644,7 @@ mod tests {
                 with(
                     explored(),
                     vec![Event::SemanticSubmitted {
-                        hypotheses: vec![hyp("Token", "d.py")],
+                        hypotheses: vec![hyp("Widget", "d.py")],
                     }],
                 ),
                 (Exploration, true, false),
@@ -637,7 +656,7 @@ mod tests {
                     vec![
                         submit(too_little(), &reasons),
                         Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Token", "d.py")],
+                            hypotheses: vec![hyp("Widget", "d.py")],
                         },
                     ],
                 ),
@@ -667,7 +686,7 @@ mod tests {
                 with(
                     to_semantic(),
                     vec![Event::SemanticSubmitted {
-                        hypotheses: vec![hyp("Token", "d.py")],
+                        hypotheses: vec![hyp("Widget", "d.py")],
                     }],
                 ),
                 (Phase::Verification, false, false),
@@ -679,7 +698,7 @@ mod tests {
                 with(
                     explored(),
                     vec![Event::VerificationSubmitted {
-                        results: vec![verify("Token", true)],
+                        results: vec![verify("Widget", true)],
                     }],
                 ),
                 (Exploration, true, false),
@@ -690,12 +709,12 @@ mod tests {
                     to_semantic(),
                     vec![
                         Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Token", "d.py")],
+                            hypotheses: vec![hyp("Widget", "d.py")],
                         },
                         Event::VerificationSubmitted {
                             results: vec![Verification {
                                 evidence: String::new(),
-                                ..verify("Token", true)
+                                ..verify("Widget", true)
                             }],
                         },
                     ],
@@ -724,10 +743,10 @@ mod tests {
                     to_semantic(),
                     vec![
                         Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Token", "d.py"), hyp("hash", "d.py")],
+                            hypotheses: vec![hyp("Widget", "d.py"), hyp("hash", "d.py")],
                         },
                         Event::VerificationSubmitted {
-                            results: vec![verify("Token", true)],
+                            results: vec![verify("Widget", true)],
                         },
                     ],
                 ),
@@ -740,14 +759,31 @@ mod tests {
                     to_semantic(),
                     vec![
                         Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Token", "d.py"), hyp("hash", "d.py")],
+                            hypotheses: vec![hyp("Widget", "d.py"), hyp("hash", "d.py")],
                         },
+                        tool("read_file", &["c.py", "d.py"], Phase::Verification),
                         Event::VerificationSubmitted {
-                            results: vec![verify("Token", true), verify("hash", true)],
+                            results: vec![verify("Widget", true), verify("hash", true)],
                         },
                     ],
                 ),
                 (Ready, false, false),
+            ),
+            // Confirmed, but the files were never read → EXPLORATION.
+            (
+                Intent::Modify,
+                with(
+                    to_semantic(),
+                    vec![
+                        Event::SemanticSubmitted {
+                            hypotheses: vec![hyp("Widget", "d.py")],
+                        },
+                        Event::VerificationSubmitted {
+                            results: vec![verify("Widget", true)],
+                        },
+                    ],
+                ),
+                (Exploration, false, false),
             ),
             (
                 Intent::Modify,
@@ -755,10 +791,10 @@ mod tests {
                     to_semantic(),
                     vec![
                         Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Token", "d.py")],
+                            hypotheses: vec![hyp("Widget", "d.py")],
                         },
                         Event::VerificationSubmitted {
-                            results: vec![verify("Token", false)],
+                            results: vec![verify("Widget", false)],
                         },
                     ],
                 ),
@@ -794,13 +830,13 @@ mod tests {
     }
 
     #[test]
-    fn grey_zone_raises_risk_and_refusals_are_recorded() {
-        let mut s = Session::new(Intent::Modify, "fix login");
+    fn risk_rises_with_what_is_touched_and_never_falls() {
+        let mut s = Session::new(Intent::Modify, "fix page rendering");
         transition(&mut s, frame(), &Code).unwrap();
-        assert_eq!(s.risk, crate::session::Risk::Low);
+        assert_eq!(s.risk, Risk::Low);
         let check = RelevanceCheck {
-            nl_term: "ログイン".into(),
-            symbol: "login".into(),
+            nl_term: "描画".into(),
+            symbol: "render".into(),
             score: 0.8,
             tier: "grey".into(),
         };
@@ -812,12 +848,22 @@ mod tests {
             &Code,
         )
         .unwrap();
-        assert_eq!(s.risk, crate::session::Risk::High);
-        assert!(s.requirements.symbols >= 5);
-        let r = transition(&mut s, submit(understanding(&["login"], &[]), &[]), &Code);
+        assert_eq!(s.risk, Risk::High);
+        assert!(s.requirements.all_entry_points);
+        assert!(s.requirements.needs.contains(&Requirement::Coverage));
+        let r = transition(&mut s, submit(understanding(&["render"], &[]), &[]), &Code);
         assert!(r.is_ok());
+        assert_eq!(s.risk, Risk::High, "a smaller submission does not lower it");
         let r = transition(&mut s, write("a.py"), &Code);
         assert!(matches!(r, Err(Rejected::Refused(_))));
         assert_eq!(s.refusals.len(), 1, "{:?}", s.refusals);
+
+        // Editing a migration makes a plain fix MEDIUM.
+        let mut s = Session::new(Intent::Modify, "fix page rendering");
+        transition(&mut s, frame(), &Code).unwrap();
+        let mut u = understanding(&["render"], &["a.py"]);
+        u.files_to_edit = vec!["database/migrations/2024_create_pages.php".into()];
+        transition(&mut s, submit(u, &[]), &Code).unwrap();
+        assert_eq!(s.risk, Risk::Medium, "{:?}", s.risk_reasons);
     }
 }

@@ -83,19 +83,17 @@ pub struct SlotRejection {
     pub reason: String,
 }
 
-/// Evidence needed before READY.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+/// Evidence needed before READY: the kinds of evidence the intent and risk
+/// call for (docs/sessions.md § Requirements), checked by quality in
+/// [`super::assess`], not counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Requirements {
-    pub symbols: usize,
-    pub entry_points: usize,
-    pub files: usize,
-    pub patterns: usize,
-    /// Slots that need code evidence in `slot_evidence`.
-    pub slot_evidence: Vec<SlotName>,
-    /// Tools that must have been used.
-    pub tools: Vec<String>,
+    pub needs: Vec<Requirement>,
+    /// Every entry point needs its references checked (HIGH risk), not just one
+    /// changed symbol.
+    #[serde(default)]
+    pub all_entry_points: bool,
 }
-
 /// What a tool call is, for the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolClass {
@@ -116,16 +114,43 @@ pub struct Refusal {
     pub recovery_options: Vec<String>,
 }
 
-/// A kind of evidence READY needs.
+/// A kind of evidence READY needs (docs/sessions.md § Requirements).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Requirement {
+    /// A named symbol resolves to a definition whose file was read.
     Symbols,
+    /// References of what changes were checked with find_references.
     EntryPoints,
+    /// The files the change edits (or reads) had their content returned.
     Files,
+    /// An existing implementation of the same kind, read.
     Patterns,
+    /// Tests or usages that cover the change were seen.
+    Coverage,
+}
+
+impl Requirement {
+    /// What satisfies the requirement, for replies.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Requirement::Symbols => {
+                "a symbol of the change whose definition you read (read_file or get_function_at_line on its file)"
+            }
+            Requirement::EntryPoints => "find_references run on the symbols the change alters",
+            Requirement::Files => {
+                "every file in files_analyzed / files_to_edit read in this session (content returned)"
+            }
+            Requirement::Patterns => {
+                "an existing implementation of the same kind (existing_patterns with a file you read)"
+            }
+            Requirement::Coverage => {
+                "tests or usages that cover the change: find_references returning uses, or a test file read"
+            }
+        }
+    }
 }
 
 /// Why an agent asks for the SEMANTIC phase (docs/sessions.md § Requirements).
@@ -149,7 +174,7 @@ pub struct PatternClaim {
 /// What the agent claims to understand (`submit_understanding`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Understanding {
-    /// Symbols that matter for the change (names as find_definitions knows them; `Class::method` allowed).
+    /// Symbols of the change (`Class::method` allowed).
     #[serde(default)]
     pub symbols_identified: Vec<String>,
     /// Where the behaviour starts (must be among symbols_identified).
@@ -158,10 +183,13 @@ pub struct Understanding {
     /// Conventions to follow, each with files that show it.
     #[serde(default)]
     pub existing_patterns: Vec<PatternClaim>,
-    /// Repo-relative files read with code tools in this session.
+    /// Files read in this session (content returned).
     #[serde(default)]
     pub files_analyzed: Vec<String>,
-    /// Slot → code evidence (file:line, symbol) that backs it.
+    /// Files the change edits or creates; risk is judged from them. Default: files_analyzed.
+    #[serde(default)]
+    pub files_to_edit: Vec<String>,
+    /// Optional: slot → code evidence (file:line, symbol) that backs it.
     #[serde(default)]
     pub slot_evidence: BTreeMap<SlotName, String>,
 }
@@ -171,10 +199,8 @@ pub struct Understanding {
 pub struct Assessment {
     /// Claims that do not hold (each says why).
     pub rejected_claims: Vec<String>,
-    /// Requirements still short, with (have, need).
-    pub missing: BTreeMap<Requirement, (usize, usize)>,
-    pub missing_slot_evidence: Vec<SlotName>,
-    pub missing_tools: Vec<String>,
+    /// Requirements not met yet, each with what would meet it.
+    pub missing: BTreeMap<Requirement, String>,
     /// Server-computed share of requirements met, 0.0–1.0.
     pub confidence: f32,
 }
@@ -182,10 +208,7 @@ pub struct Assessment {
 impl Assessment {
     /// True when nothing blocks READY.
     pub fn complete(&self) -> bool {
-        self.rejected_claims.is_empty()
-            && self.missing.is_empty()
-            && self.missing_slot_evidence.is_empty()
-            && self.missing_tools.is_empty()
+        self.rejected_claims.is_empty() && self.missing.is_empty()
     }
 }
 
@@ -207,6 +230,12 @@ pub struct Evidence {
     pub summary: String,
     /// Repo-relative files the result named.
     pub files: Vec<String>,
+    /// Files whose content the result returned (they count as read).
+    #[serde(default)]
+    pub read: Vec<String>,
+    /// The result's `total` (find_references: uses found), when it has one.
+    #[serde(default)]
+    pub total: Option<usize>,
     /// Unix seconds.
     pub at: u64,
     /// The phase the call was made in.
@@ -250,9 +279,17 @@ pub struct Session {
     pub requirements: Requirements,
     pub evidence: Vec<Evidence>,
     pub tools_used: BTreeSet<String>,
+    /// Files a result named (read or not).
     pub files_seen: BTreeSet<String>,
-    /// Files the agent may write (seen, analysed or added).
+    /// Files whose content a result returned in this session: the only
+    /// existing files the agent may write.
     pub explored: BTreeSet<String>,
+    /// Symbol as given to find_references → uses it found.
+    #[serde(default)]
+    pub reference_checks: BTreeMap<String, usize>,
+    /// Why the risk is what it is.
+    #[serde(default)]
+    pub risk_reasons: Vec<String>,
     pub understanding: Option<Understanding>,
     pub last_assessment: Option<Assessment>,
     pub hypotheses: Vec<Hypothesis>,
@@ -271,7 +308,7 @@ impl Session {
         let now = now_secs();
         let seed = format!("{query}{now}{:?}", std::time::SystemTime::now());
         let id = crate::util::sha256_hex(seed.as_bytes())[..12].to_string();
-        let risk = super::frame::assess_risk(intent, &QueryFrame::new(), false);
+        let risk = Risk::Low;
         Session {
             id,
             intent,
@@ -286,6 +323,8 @@ impl Session {
             risk,
             grey_zone: false,
             requirements: super::requirements::requirements(intent, risk),
+            reference_checks: BTreeMap::new(),
+            risk_reasons: Vec::new(),
             evidence: Vec::new(),
             tools_used: BTreeSet::new(),
             files_seen: BTreeSet::new(),
@@ -302,9 +341,17 @@ impl Session {
         }
     }
 
-    /// Recomputes risk and requirements from the frame and grey-zone flag.
-    pub fn rescore(&mut self) {
-        self.risk = super::frame::assess_risk(self.intent, &self.frame, self.grey_zone);
+    /// Raises the risk to `risk` (never lowers it: leaving something out of a
+    /// submission must not lower the bar) and recomputes the requirements.
+    pub fn raise_risk(&mut self, risk: Risk, reasons: Vec<String>) {
+        if risk > self.risk {
+            self.risk = risk;
+        }
+        for r in reasons {
+            if !self.risk_reasons.contains(&r) {
+                self.risk_reasons.push(r);
+            }
+        }
         self.requirements = super::requirements::requirements(self.intent, self.risk);
     }
 }

@@ -5,60 +5,37 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{
-    Assessment, Intent, Requirement, Requirements, Risk, SemanticReason, SlotName, Understanding,
+    Assessment, Intent, Requirement, Requirements, Risk, SemanticReason, Understanding,
 };
 
-/// Requirements by intent and risk (docs/sessions.md § Requirements):
-/// LOW/MEDIUM 3 symbols, 1 entry point, 2 files, 1 pattern (MEDIUM
-/// also target_feature evidence); HIGH 5/2/4/2 with target_feature and
-/// observed_issue evidence; `find_definitions` and `find_references` used.
-/// INVESTIGATE: 1 symbol, 1 file. QUESTION: nothing.
+/// Requirements by intent and risk (docs/sessions.md § Requirements).
+/// MODIFY: a symbol whose definition was read, the files read, the
+/// references of what changes checked; IMPLEMENT: a symbol read, the files
+/// read, an existing pattern read. MEDIUM adds coverage (usages or tests)
+/// and, for IMPLEMENT, references; HIGH adds references of every entry
+/// point. INVESTIGATE: a symbol read. QUESTION: nothing (and never writes).
 pub fn requirements(intent: Intent, risk: Risk) -> Requirements {
-    let tools = vec![
-        "find_definitions".to_string(),
-        "find_references".to_string(),
-    ];
-    match (intent, risk) {
-        (Intent::Question, _) => Requirements {
-            symbols: 0,
-            entry_points: 0,
-            files: 0,
-            patterns: 0,
-            slot_evidence: vec![],
-            tools: vec![],
-        },
-        (Intent::Investigate, _) => Requirements {
-            symbols: 1,
-            entry_points: 0,
-            files: 1,
-            patterns: 0,
-            slot_evidence: vec![],
-            tools: vec![],
-        },
-        (_, Risk::High) => Requirements {
-            symbols: 5,
-            entry_points: 2,
-            files: 4,
-            patterns: 2,
-            slot_evidence: vec![SlotName::TargetFeature, SlotName::ObservedIssue],
-            tools,
-        },
-        (_, Risk::Medium) => Requirements {
-            symbols: 3,
-            entry_points: 1,
-            files: 2,
-            patterns: 1,
-            slot_evidence: vec![SlotName::TargetFeature],
-            tools,
-        },
-        (_, Risk::Low) => Requirements {
-            symbols: 3,
-            entry_points: 1,
-            files: 2,
-            patterns: 1,
-            slot_evidence: vec![],
-            tools,
-        },
+    use Requirement::*;
+    let mut needs = match intent {
+        Intent::Question => return Requirements::default(),
+        Intent::Investigate => {
+            return Requirements {
+                needs: vec![Symbols],
+                all_entry_points: false,
+            };
+        }
+        Intent::Modify => vec![Symbols, Files, EntryPoints],
+        Intent::Implement => vec![Symbols, Files, Patterns],
+    };
+    if risk >= Risk::Medium {
+        if !needs.contains(&EntryPoints) {
+            needs.push(EntryPoints);
+        }
+        needs.push(Coverage);
+    }
+    Requirements {
+        needs,
+        all_entry_points: risk == Risk::High,
     }
 }
 
@@ -66,7 +43,8 @@ pub fn requirements(intent: Intent, risk: Risk) -> Requirements {
 /// no_definition_found | architecture_unknown; entry points →
 /// no_definition_found | no_reference_found; patterns →
 /// no_similar_implementation | architecture_unknown; files →
-/// context_fragmented | architecture_unknown.
+/// context_fragmented | architecture_unknown; coverage → no_reference_found
+/// | context_fragmented.
 pub fn reason_fits(missing: Requirement, reason: SemanticReason) -> bool {
     use SemanticReason::*;
     matches!(
@@ -81,6 +59,7 @@ pub fn reason_fits(missing: Requirement, reason: SemanticReason) -> bool {
             Requirement::Patterns,
             NoSimilarImplementation | ArchitectureUnknown
         ) | (Requirement::Files, ContextFragmented | ArchitectureUnknown)
+            | (Requirement::Coverage, NoReferenceFound | ContextFragmented)
     )
 }
 
@@ -90,104 +69,172 @@ pub const BEFORE_SEMANTIC: [&str; 3] = ["find_definitions", "find_references", "
 /// Facts about the repository and the session that claims are checked
 /// against.
 pub struct Facts<'a> {
-    /// A definition with this name exists.
-    pub symbol_exists: &'a dyn Fn(&str) -> bool,
+    /// Repo-relative files that define this symbol (plain or qualified);
+    /// empty when it has no definition.
+    pub definition_files: &'a dyn Fn(&str) -> Vec<String>,
     /// The repo-relative file exists.
     pub file_exists: &'a dyn Fn(&str) -> bool,
-    /// Files the session's tool calls have shown.
-    pub files_seen: &'a BTreeSet<String>,
-    /// Tools the session has used.
-    pub tools_used: &'a BTreeSet<String>,
+    /// The file is a test (by its path).
+    pub is_test: &'a dyn Fn(&str) -> bool,
+    /// Files whose content the session's tool calls returned.
+    pub files_read: &'a BTreeSet<String>,
+    /// Symbol as given to `find_references` → uses it found in this session.
+    pub reference_checks: &'a BTreeMap<String, usize>,
 }
 
-/// Checks claims against the code and counts what is valid against the
-/// requirements: symbols must exist, files must exist and have been seen,
-/// entry points must be among the symbols, patterns need existing files, no
-/// duplicates.
+/// `Class::method`, `Class.method`, `Ns\Class` → the last name.
+pub fn unqualified(symbol: &str) -> &str {
+    symbol
+        .rsplit([':', '.', '\\', '@'])
+        .next()
+        .unwrap_or(symbol)
+        .trim()
+}
+
+/// Uses `find_references` found for `symbol` in this session: the most any
+/// check of the same symbol, of its bare name (which counts every use by
+/// name) or — for a bare name — of a qualified form of it found; `None` when
+/// none was checked.
+pub fn uses_found(checks: &BTreeMap<String, usize>, symbol: &str) -> Option<usize> {
+    let bare = unqualified(symbol);
+    checks
+        .iter()
+        .filter(|(k, _)| {
+            k.as_str() == symbol || k.as_str() == bare || (bare == symbol && unqualified(k) == bare)
+        })
+        .map(|(_, n)| *n)
+        .max()
+}
+
+/// Checks claims against the code and the session, then each requirement by
+/// quality: a definition read, the files read, references checked, a pattern
+/// read, coverage seen. Confidence is the share of requirements met.
 pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Assessment {
     let mut rejected = Vec::new();
-    let mut symbols = BTreeSet::new();
+    let mut symbols: Vec<(&str, Vec<String>)> = Vec::new();
     for s in &u.symbols_identified {
-        if !symbols.insert(s.as_str()) {
+        if symbols.iter().any(|(x, _)| *x == s.as_str()) {
             rejected.push(format!("symbol `{s}` is listed twice"));
-        } else if !(facts.symbol_exists)(s) {
+            continue;
+        }
+        let defs = (facts.definition_files)(s);
+        if defs.is_empty() {
             rejected.push(format!(
                 "symbol `{s}` has no definition in the repository (check with find_definitions)"
             ));
-            symbols.remove(s.as_str());
+        } else {
+            symbols.push((s.as_str(), defs));
         }
     }
-    let mut entry = BTreeSet::new();
     for e in &u.entry_points {
-        if !symbols.contains(e.as_str()) {
-            rejected.push(format!("entry point `{e}` is not among symbols_identified"));
-        } else if !entry.insert(e.as_str()) {
-            rejected.push(format!("entry point `{e}` is listed twice"));
+        if !symbols.iter().any(|(s, _)| *s == e.as_str()) {
+            rejected.push(format!(
+                "entry point `{e}` is not among the defined symbols_identified"
+            ));
         }
     }
+    // Files the change reads or edits: existing ones must have been read.
     let mut files = BTreeSet::new();
-    for f in &u.files_analyzed {
+    let mut unread = Vec::new();
+    for f in u.files_analyzed.iter().chain(&u.files_to_edit) {
+        if !files.insert(f.as_str()) {
+            continue;
+        }
         if !(facts.file_exists)(f) {
-            rejected.push(format!("file `{f}` does not exist"));
-        } else if !facts.files_seen.contains(f) {
-            rejected.push(format!("file `{f}` was not seen by any tool call of this session (read it with a code tool first)"));
-        } else if !files.insert(f.as_str()) {
-            rejected.push(format!("file `{f}` is listed twice"));
+            if u.files_analyzed.contains(f) {
+                rejected.push(format!("file `{f}` does not exist"));
+            }
+        } else if !facts.files_read.contains(f) {
+            unread.push(f.as_str());
         }
     }
-    let mut patterns = BTreeSet::new();
-    for p in &u.existing_patterns {
-        let valid_files = p.files.iter().filter(|f| (facts.file_exists)(f)).count();
-        if valid_files == 0 {
-            rejected.push(format!("pattern `{}` names no existing file", p.name));
-        } else if !patterns.insert(p.name.as_str()) {
-            rejected.push(format!("pattern `{}` is listed twice", p.name));
-        }
-    }
+    let checked = |s: &str| uses_found(facts.reference_checks, s);
     let mut missing = BTreeMap::new();
-    for (r, have, need) in [
-        (Requirement::Symbols, symbols.len(), req.symbols),
-        (Requirement::EntryPoints, entry.len(), req.entry_points),
-        (Requirement::Files, files.len(), req.files),
-        (Requirement::Patterns, patterns.len(), req.patterns),
-    ] {
-        if have < need {
-            missing.insert(r, (have, need));
+    for &r in &req.needs {
+        let gap: Option<String> = match r {
+            Requirement::Symbols => {
+                let is_read = |defs: &Vec<String>| defs.iter().any(|d| facts.files_read.contains(d));
+                let read = symbols.iter().any(|(_, defs)| is_read(defs));
+                // Every entry point's definition must have been read too.
+                let unread_entry: Vec<(&str, &Vec<String>)> = symbols
+                    .iter()
+                    .filter(|(s, defs)| u.entry_points.iter().any(|e| e == s) && !is_read(defs))
+                    .map(|(s, d)| (*s, d))
+                    .collect();
+                match (symbols.is_empty(), read) {
+                    (_, true) if !unread_entry.is_empty() => Some(format!(
+                        "read the definition of entry point(s) {}",
+                        unread_entry
+                            .iter()
+                            .map(|(s, d)| format!("`{s}` ({})", d.first().map_or("", String::as_str)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                    (_, true) => None,
+                    (true, _) => Some("name the symbols of the change in symbols_identified (find_definitions)".into()),
+                    (false, false) => Some(format!(
+                        "read the definition of one of {:?}: read_file or get_function_at_line on {}",
+                        symbols.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+                        symbols.iter().flat_map(|(_, d)| d.iter().take(1)).take(3).map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
+                    )),
+                }
+            }
+            Requirement::Files if files.is_empty() => {
+                Some("list the files the change edits in files_to_edit (and what you read in files_analyzed)".into())
+            }
+            Requirement::Files if !unread.is_empty() => Some(format!(
+                "read {} first (read_file returns the content; a name in a search result is not a read)",
+                unread.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+            )),
+            Requirement::Files => None,
+            Requirement::EntryPoints => {
+                let targets: Vec<&str> = if req.all_entry_points || !u.entry_points.is_empty() {
+                    u.entry_points.iter().map(String::as_str).collect()
+                } else {
+                    symbols.iter().map(|(s, _)| *s).collect()
+                };
+                let done: Vec<&str> = targets.iter().copied().filter(|s| checked(s).is_some()).collect();
+                if targets.is_empty() {
+                    Some(if req.all_entry_points {
+                        "name the entry points (where the behaviour starts) and run find_references on each".into()
+                    } else {
+                        "name the symbols the change alters and run find_references on one".into()
+                    })
+                } else if (req.all_entry_points && done.len() < targets.len()) || done.is_empty() {
+                    let todo: Vec<&str> = targets.iter().copied().filter(|s| checked(s).is_none()).collect();
+                    Some(format!("run find_references on {todo:?}"))
+                } else {
+                    None
+                }
+            }
+            Requirement::Patterns => {
+                let shown = u.existing_patterns.iter().any(|p| {
+                    p.files.iter().any(|f| facts.files_read.contains(f))
+                });
+                (!shown).then(|| {
+                    "read an existing implementation of the same kind and name it in existing_patterns (e.g. {\"name\": \"observer\", \"files\": [\"app/Observers/UserObserver.php\"]})".into()
+                })
+            }
+            Requirement::Coverage => {
+                let usages = symbols.iter().any(|(s, _)| checked(s).is_some_and(|n| n > 0));
+                let tests = facts.files_read.iter().any(|f| (facts.is_test)(f));
+                (!usages && !tests).then(|| {
+                    "find the tests or usages that cover it: find_references on a changed symbol that returns uses, or read a test file".into()
+                })
+            }
+        };
+        if let Some(g) = gap {
+            missing.insert(r, g);
         }
     }
-    let missing_slot_evidence: Vec<SlotName> = req
-        .slot_evidence
-        .iter()
-        .filter(|s| u.slot_evidence.get(s).is_none_or(|e| e.trim().is_empty()))
-        .copied()
-        .collect();
-    let missing_tools: Vec<String> = req
-        .tools
-        .iter()
-        .filter(|t| !facts.tools_used.contains(*t))
-        .cloned()
-        .collect();
-    let needed = req.symbols
-        + req.entry_points
-        + req.files
-        + req.patterns
-        + req.slot_evidence.len()
-        + req.tools.len();
-    let met = symbols.len().min(req.symbols)
-        + entry.len().min(req.entry_points)
-        + files.len().min(req.files)
-        + patterns.len().min(req.patterns)
-        + (req.slot_evidence.len() - missing_slot_evidence.len())
-        + (req.tools.len() - missing_tools.len());
+    let needed = req.needs.len();
     Assessment {
         rejected_claims: rejected,
-        missing,
-        missing_slot_evidence,
-        missing_tools,
         confidence: if needed == 0 {
             1.0
         } else {
-            met as f32 / needed as f32
+            (needed - missing.len()) as f32 / needed as f32
         },
+        missing,
     }
 }

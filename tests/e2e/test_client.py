@@ -60,7 +60,10 @@ async def test_pre_tool_use_hook_follows_the_active_session(tmp_path):
     out, _ = hook(payload(repo, "Write", "app/auth/service.py"))
     assert out is None  # no session: allowed
     async with serve(repo) as c:
-        sid = (await c.call("start_session", intent="INVESTIGATE", query="how does login work?"))["session_id"]
+        query = "ログインでパスワードが空でも通るのを直して"
+        sid = (await c.call("start_session", intent="MODIFY", query=query, slots={
+            "target_feature": {"value": "login", "quote": "ログイン"},
+            "desired_action": {"value": "fix", "quote": "直して"}}))["session_id"]
         # A new file in directories that do not exist yet is still gated.
         out, _ = hook(payload(repo, "Write", "app/Observers/deep/OrderObserver.php"))
         assert out["hookSpecificOutput"]["permissionDecision"] == "deny", out
@@ -71,10 +74,11 @@ async def test_pre_tool_use_hook_follows_the_active_session(tmp_path):
         assert dt < 2.0, dt
         assert hook(payload(repo, "Read", "app/auth/service.py"))[0] is None  # not a write tool
 
-        await c.call("find_definitions", symbol="authenticate", session_id=sid)
+        await c.call("read_file", file="app/auth/service.py", session_id=sid)
+        await c.call("find_references", symbol="authenticate", session_id=sid)
         u = await c.call("submit_understanding", session_id=sid, symbols_identified=["authenticate"],
-                         files_analyzed=["app/auth/service.py"])
-        assert u["phase"] == "READY"
+                         entry_points=["authenticate"], files_to_edit=["app/auth/service.py"])
+        assert u["phase"] == "READY", u
         assert hook(payload(repo, "Edit", "app/auth/service.py"))[0] is None
         assert hook(payload(repo, "MultiEdit", "app/auth/service.py"))[0] is None
         assert hook(payload(repo, "Write", "app/auth/new_module.py"))[0] is None  # new file, explored dir
@@ -139,6 +143,24 @@ def test_mcp_inspector_cli_lists_and_calls(tmp_path):
                        capture_output=True, text=True, timeout=120, env=cli_env())
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["structuredContent"]["symbols"][0]["file"] == "app/auth/service.py"
+
+
+def test_claude_mcp_list_connects_without_schema_warnings(tmp_path):
+    """Claude Code's own client (`claude mcp list`, npm, no account) reports
+    the server connected and prints no schema warning (it warned `unknown
+    format "uint64" ignored` on the schemas of earlier releases)."""
+    claude = os.environ.get("CODE_INTEL_CLAUDE")
+    assert claude, "scripts/test.sh installs the Claude Code CLI and sets CODE_INTEL_CLAUDE"
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    env = {**cli_env(), "HOME": str(tmp_path / "home")}
+    (tmp_path / "home").mkdir()
+    p = subprocess.run([claude, "mcp", "add", "code-intel", "--", BIN, "serve", "--repo", str(repo)],
+                       capture_output=True, text=True, timeout=120, env=env, cwd=repo)
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = subprocess.run([claude, "mcp", "list"], capture_output=True, text=True, timeout=180, env=env, cwd=repo)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0 and "code-intel" in out and "Connected" in out, out
+    assert "unknown format" not in out and "schema" not in out.lower(), out
 
 
 @pytest.mark.anyio
@@ -228,6 +250,16 @@ AGREEMENT_CASES = [
     ("Write", ".env.local", True),
     ("Edit", "config/settings.py", False),
     ("NotebookEdit", "notes/analysis.ipynb", True),
+    ("Write", "composer.lock", True),                # lock file, not named in the request
+    ("Write", "package-lock.json", True),
+    ("Write", "vendor/acme/lib/src/Thing.php", True),  # vendored
+    ("Write", "node_modules/x/index.js", True),
+    ("Write", "web/dist/bundle.min.js", True),       # generated
+    ("Edit", "app/cli.py", False),                   # named by find_references, never read
+    ("Edit", "app/report.py", False),
+    ("Write", "app/auth/../../outside.py", True),    # escapes the repository
+    ("Edit", ".git/config", False),                  # withheld
+    ("Write", "docs/guide/new_page.md", True),       # new directory, no convention
 ]
 
 
@@ -239,12 +271,16 @@ async def test_hook_and_check_write_target_agree(tmp_path):
     (repo / ".env").write_text("APP_KEY=x\n")
     disagreements, decided, outcomes = [], 0, set()
     async with serve(repo) as c:
-        sid = (await c.call("start_session", intent="INVESTIGATE", query="how does login work?"))["session_id"]
+        query = "ログインでパスワードが空でも通るのを直して"
+        sid = (await c.call("start_session", intent="MODIFY", query=query, slots={
+            "target_feature": {"value": "login", "quote": "ログイン"},
+            "desired_action": {"value": "fix", "quote": "直して"}}))["session_id"]
         for phase in ("EXPLORATION", "READY"):
             if phase == "READY":
-                await c.call("find_definitions", symbol="authenticate", session_id=sid)
+                await c.call("read_file", file="app/auth/service.py", session_id=sid)
+                await c.call("find_references", symbol="authenticate", session_id=sid)
                 u = await c.call("submit_understanding", session_id=sid, symbols_identified=["authenticate"],
-                                 files_analyzed=["app/auth/service.py"])
+                                 entry_points=["authenticate"], files_to_edit=["app/auth/service.py"])
                 assert u["phase"] == "READY", u
             for tool, path, allow_new in AGREEMENT_CASES:
                 r = await c.session.call_tool("check_write_target", {

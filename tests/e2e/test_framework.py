@@ -64,7 +64,7 @@ async def test_query_lands_on_framework_files(tmp_path):
 
         # Source first: the order test ranks below the code it tests, unless
         # the request asks for tests.
-        r = await c.call("query", query="place an order for a customer", limit=40)
+        r = await c.call("query", query="place an order for a customer", limit=40, max_tokens=20000)
         files = [f["file"] for f in r["files"]]
         assert files.index("app/Services/OrderService.php") < files.index("tests/Feature/OrderTest.php"), files
         test = next(f for f in r["files"] if f["file"] == "tests/Feature/OrderTest.php")

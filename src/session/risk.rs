@@ -1,0 +1,201 @@
+//! Risk from what a change touches (docs/sessions.md § Risk): the files it
+//! edits, the symbols it changes and how widely they are used. Which slots
+//! of the query frame were filled plays no part, so saying less never
+//! lowers the bar.
+
+use std::collections::BTreeMap;
+
+use super::model::Risk;
+use crate::classify::{FileClass, classify_path};
+
+/// Words of a path or symbol that mark authentication, authorisation,
+/// secrets or money: a change there is HIGH risk. Matched against whole
+/// identifier words (`PasswordBroker` → `password`, `broker`), so `author`
+/// does not match `auth`.
+const SENSITIVE_WORDS: &[&str] = &[
+    "auth",
+    "login",
+    "logout",
+    "password",
+    "passwd",
+    "credential",
+    "credentials",
+    "secret",
+    "token",
+    "permission",
+    "permissions",
+    "policy",
+    "policies",
+    "guard",
+    "csrf",
+    "oauth",
+    "sanctum",
+    "passport",
+    "payment",
+    "payments",
+    "billing",
+    "checkout",
+    "refund",
+    "stripe",
+    "paypal",
+    "cashier",
+    "encrypt",
+    "encrypter",
+    "encryption",
+    "decrypt",
+    "crypt",
+    "2fa",
+];
+
+/// Word prefixes with the same meaning (`authenticate`, `authorization`).
+const SENSITIVE_PREFIXES: &[&str] = &["authentic", "authoriz", "authoris", "encrypt", "decrypt"];
+
+/// Uses of a changed symbol from which a change is MEDIUM risk (a change
+/// ripples into callers) and HIGH risk (a widely used API). Chosen, not
+/// fitted: on laravel/framework a method with ≥ 50 uses is one of the ~2 %
+/// most referenced (`find_references` over src/), one with ≥ 10 of the ~15 %.
+pub const MEDIUM_REFERENCES: usize = 10;
+pub const HIGH_REFERENCES: usize = 50;
+
+/// Risk of a change to `files` (repo-relative, edited or created) and
+/// `symbols` (names as submitted), with `references` = symbol as given to
+/// `find_references` → uses it found. Returns the level and one reason per
+/// rule that fired (empty for LOW).
+pub fn touch_risk(
+    files: &[String],
+    symbols: &[String],
+    references: &BTreeMap<String, usize>,
+) -> (Risk, Vec<String>) {
+    let mut high = Vec::new();
+    let mut medium = Vec::new();
+    for f in files {
+        if let Some(w) = sensitive_word(f) {
+            high.push(format!("`{f}` is on an auth/secret/payment path ({w})"));
+        }
+        if let Some(why) = schema_or_wiring(f) {
+            medium.push(format!("`{f}` {why}"));
+        }
+    }
+    for s in symbols {
+        if let Some(w) = sensitive_word(s) {
+            high.push(format!("`{s}` is auth/secret/payment code ({w})"));
+        }
+    }
+    for s in symbols {
+        match super::requirements::uses_found(references, s) {
+            Some(n) if n >= HIGH_REFERENCES => {
+                high.push(format!("`{s}` has {n} uses (≥ {HIGH_REFERENCES})"))
+            }
+            Some(n) if n >= MEDIUM_REFERENCES => {
+                medium.push(format!("`{s}` has {n} uses (≥ {MEDIUM_REFERENCES})"))
+            }
+            _ => {}
+        }
+    }
+    if !high.is_empty() {
+        (Risk::High, high)
+    } else if !medium.is_empty() {
+        (Risk::Medium, medium)
+    } else {
+        (Risk::Low, Vec::new())
+    }
+}
+
+/// The sensitive word of a path or symbol, if any.
+fn sensitive_word(text: &str) -> Option<String> {
+    crate::util::split_identifier(text)
+        .split(' ')
+        .find(|w| {
+            SENSITIVE_WORDS.contains(w) || SENSITIVE_PREFIXES.iter().any(|p| w.starts_with(p))
+        })
+        .map(str::to_string)
+}
+
+/// Why a file is MEDIUM risk by what it is: a migration or schema changes
+/// stored data; routes and configuration wire the whole application.
+fn schema_or_wiring(rel: &str) -> Option<&'static str> {
+    let dirs: Vec<&str> = rel.split('/').collect();
+    let name = dirs.last().copied().unwrap_or(rel).to_ascii_lowercase();
+    if dirs.contains(&"migrations") || name.ends_with(".sql") || name.starts_with("schema.") {
+        return Some("changes the database schema");
+    }
+    if dirs.first() == Some(&"routes") || name.starts_with("routes.") || name == "urls.py" {
+        return Some("defines routes");
+    }
+    if classify_path(rel).class == FileClass::Config {
+        return Some("is configuration");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn risk(files: &[&str], symbols: &[&str], refs: &[(&str, usize)]) -> Risk {
+        let files: Vec<String> = files.iter().map(|s| (*s).to_string()).collect();
+        let symbols: Vec<String> = symbols.iter().map(|s| (*s).to_string()).collect();
+        let refs = refs.iter().map(|(s, n)| ((*s).to_string(), *n)).collect();
+        touch_risk(&files, &symbols, &refs).0
+    }
+
+    #[test]
+    fn risk_comes_from_what_the_change_touches() {
+        use Risk::*;
+        for (files, symbols, refs, expected) in [
+            (
+                &["app/Filament/Resources/ProductResource.php"][..],
+                &["ProductResource"][..],
+                &[][..],
+                Low,
+            ),
+            (&["app/Models/Post.php"], &["author"], &[], Low),
+            (
+                &["app/Http/Controllers/Auth/LoginController.php"],
+                &[],
+                &[],
+                High,
+            ),
+            (
+                &["src/Illuminate/Auth/Passwords/PasswordBroker.php"],
+                &[],
+                &[],
+                High,
+            ),
+            (&["app/Services/Billing.php"], &[], &[], High),
+            (&["app/Models/User.php"], &["UserPolicy::update"], &[], High),
+            (
+                &["database/migrations/2024_01_01_create_products.php"],
+                &[],
+                &[],
+                Medium,
+            ),
+            (&["routes/web.php"], &[], &[], Medium),
+            (&["config/app.php"], &[], &[], Medium),
+            (
+                &["app/Models/Order.php"],
+                &["Order::scopePaid"],
+                &[("scopePaid", 12)],
+                Medium,
+            ),
+            (
+                &["app/Models/Order.php"],
+                &["Order::total"],
+                &[("total", 80)],
+                High,
+            ),
+            (
+                &["app/Models/Order.php"],
+                &["Order::total"],
+                &[("total", 3)],
+                Low,
+            ),
+        ] {
+            assert_eq!(
+                risk(files, symbols, refs),
+                expected,
+                "{files:?} {symbols:?}"
+            );
+        }
+    }
+}
