@@ -43,6 +43,61 @@ pub struct Change {
 const CODE_MD: &str = include_str!("../assets/claude/code.md");
 const OUTCOME_MD: &str = include_str!("../assets/claude/outcome.md");
 
+/// How a client starts the server: the command and the environment it needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    /// `code-intel` when that name on `PATH` is this executable (the entry
+    /// then works on every machine where it is installed), else the
+    /// absolute path of the executable.
+    pub command: String,
+    /// `command` is the bare name found on `PATH`.
+    pub on_path: bool,
+    /// `ORT_DYLIB_PATH` when ONNX Runtime is not next to the executable, and
+    /// `CODE_INTEL_MODEL_DIR`, when set for this process.
+    pub env: serde_json::Map<String, Value>,
+}
+
+/// The [`Launch`] of `exe`.
+pub fn launch(exe: &Path) -> Launch {
+    const NAME: &str = "code-intel";
+    let canon = exe.canonicalize().unwrap_or_else(|_| exe.to_path_buf());
+    let on_path = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path)
+            .any(|d| d.join(NAME).canonicalize().is_ok_and(|c| c == canon))
+    });
+    let mut env = serde_json::Map::new();
+    let beside = canon
+        .parent()
+        .is_some_and(|d| !crate::embed::dylibs_in(d).is_empty());
+    for key in ["ORT_DYLIB_PATH", "CODE_INTEL_MODEL_DIR"] {
+        if let Some(v) = std::env::var_os(key).filter(|v| !v.is_empty())
+            && !(key == "ORT_DYLIB_PATH" && beside)
+        {
+            env.insert(key.into(), json!(v.to_string_lossy()));
+        }
+    }
+    Launch {
+        command: if on_path {
+            NAME.to_string()
+        } else {
+            canon.display().to_string()
+        },
+        on_path,
+        env,
+    }
+}
+
+impl Launch {
+    /// The `mcpServers` entry.
+    pub fn server_entry(&self) -> Value {
+        let mut v = json!({ "command": self.command, "args": ["serve", "--repo", "."] });
+        if !self.env.is_empty() {
+            v["env"] = Value::Object(self.env.clone());
+        }
+        v
+    }
+}
+
 /// Sets a repository up for code-intel. Idempotent: a second run reports
 /// every file `unchanged`. Existing JSON files are merged, never replaced;
 /// a file that is not valid JSON is left alone and reported as an error.
@@ -52,14 +107,14 @@ const OUTCOME_MD: &str = include_str!("../assets/claude/outcome.md");
 /// the file).
 pub fn init(
     repo: &Repo,
-    exe: &Path,
+    launch: &Launch,
     hooks: bool,
     cursor: bool,
     dry_run: bool,
 ) -> Result<Vec<Change>, String> {
     let root = repo.root();
-    let exe_s = exe.display().to_string();
-    let server = json!({ "command": exe_s, "args": ["serve", "--repo", "."] });
+    let exe_s = launch.command.clone();
+    let server = launch.server_entry();
     let mut plan: Vec<(PathBuf, String)> = Vec::new();
 
     let config = root.join(STATE_DIR).join("config.json");
@@ -192,9 +247,9 @@ fn add_server(v: &mut Value, server: &Value) {
 }
 
 /// The `.mcp.json`-style snippet for a client config.
-pub fn mcp_snippet(exe: &Path) -> String {
+pub fn mcp_snippet(launch: &Launch) -> String {
     serde_json::to_string_pretty(&json!({
-        "mcpServers": { "code-intel": { "command": exe.display().to_string(), "args": ["serve", "--repo", "."] } }
+        "mcpServers": { "code-intel": launch.server_entry() }
     }))
     .unwrap_or_default()
 }

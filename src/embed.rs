@@ -192,7 +192,9 @@ fn runtime_info(path: PathBuf) -> RuntimeInfo {
     RuntimeInfo { path, version }
 }
 
-fn dylibs_in(dir: &Path) -> Vec<PathBuf> {
+/// The ONNX Runtime shared libraries in `dir` (`libonnxruntime.so*`,
+/// `.dylib`, `onnxruntime.dll`), longest name first.
+pub fn dylibs_in(dir: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

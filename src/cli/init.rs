@@ -10,9 +10,19 @@ pub fn init_cmd(path: &Path, hooks: bool, cursor: bool, dry_run: bool) -> Result
     let repo =
         Repo::open(path).with_context(|| format!("cannot open repository {}", path.display()))?;
     let exe = std::env::current_exe().context("cannot locate the code-intel executable")?;
-    let changes = code_intel::client::init(&repo, &exe, hooks, cursor, dry_run)
+    let launch = code_intel::client::launch(&exe);
+    let changes = code_intel::client::init(&repo, &launch, hooks, cursor, dry_run)
         .map_err(anyhow::Error::msg)?;
     let mut out = std::io::stdout().lock();
+    if launch.on_path {
+        writeln!(out, "command: code-intel (found on PATH)")?;
+    } else {
+        writeln!(
+            out,
+            "command: {} (`code-intel` on PATH is not this binary, so the absolute path is written; it works on this machine only — install code-intel on PATH and run init again for an entry teams can commit)",
+            launch.command
+        )?;
+    }
     for c in &changes {
         writeln!(
             out,
@@ -29,7 +39,7 @@ pub fn init_cmd(path: &Path, hooks: bool, cursor: bool, dry_run: bool) -> Result
         writeln!(
             out,
             "\nCursor: put this in .cursor/mcp.json (or run init --cursor):\n{}",
-            code_intel::client::mcp_snippet(&exe)
+            code_intel::client::mcp_snippet(&launch)
         )?;
     }
     Ok(())

@@ -514,3 +514,85 @@ mod tests {
         );
     }
 }
+
+/// Property tests of the line guard (issue 11): whatever arrives on a line,
+/// `check_line` answers without panicking, and a `tools/call` with an id is
+/// never dropped.
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::{MAX_DEPTH, Verdict, check_line, top_level_field};
+
+    /// JSON values up to a few levels deep, with strings that include
+    /// quotes, backslashes, surrogate-range escapes' text and non-ASCII.
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            "[a-z\"\\\\{}\\[\\]:,ま-ん0-9 ]{0,40}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(6, 64, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..8).prop_map(Value::from),
+                prop::collection::btree_map("[a-z_]{1,12}", inner, 0..8)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A reply is JSON-RPC 2.0 with the given id and an error or a result.
+    fn is_reply(v: &Value, id: &Value) -> bool {
+        v["jsonrpc"] == "2.0"
+            && &v["id"] == id
+            && (v["error"]["code"].is_i64() || v["result"]["isError"] == true)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_bytes_get_a_verdict(line in prop::collection::vec(any::<u8>(), 0..300)) {
+            if let Verdict::Answer(v) = check_line(&line) {
+                prop_assert_eq!(&v["jsonrpc"], "2.0");
+                prop_assert!(v["error"]["code"].is_i64() || v["result"].is_object(), "{v}");
+            }
+            let _ = top_level_field(&String::from_utf8_lossy(&line), "id");
+        }
+
+        #[test]
+        fn tool_calls_with_any_arguments_are_forwarded_or_answered(
+            args in arb_json(), id in any::<u32>(), name in "[a-z_]{1,20}",
+        ) {
+            let id = json!(id);
+            let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                              "params": {"name": name, "arguments": args}}).to_string();
+            match check_line(line.as_bytes()) {
+                Verdict::Forward => {}
+                Verdict::Answer(v) => prop_assert!(is_reply(&v, &id), "{v}"),
+                Verdict::Skip => prop_assert!(false, "a tools/call with an id was dropped"),
+            }
+        }
+
+        #[test]
+        fn nesting_past_the_limit_is_a_tool_error_with_the_id(extra in 1usize..40, id in any::<u32>()) {
+            let depth = MAX_DEPTH + extra;
+            let args = format!("{{\"x\":{}{}}}", "[".repeat(depth), "]".repeat(depth));
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"query","arguments":{args}}}}}"#
+            );
+            match check_line(line.as_bytes()) {
+                Verdict::Answer(v) => {
+                    prop_assert!(is_reply(&v, &json!(id)), "{v}");
+                    prop_assert_eq!(&v["result"]["isError"], true);
+                }
+                other => prop_assert!(false, "{other:?}"),
+            }
+        }
+    }
+}

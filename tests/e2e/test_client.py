@@ -37,7 +37,20 @@ def test_init_merges_and_is_idempotent(tmp_path):
     assert "created" in first
 
     second = run("init", str(repo), "--hooks", "--cursor").stdout
-    assert all(line.startswith("unchanged") for line in second.strip().splitlines()), second
+    files = [line for line in second.strip().splitlines() if not line.startswith("command:")]
+    assert files and all(line.startswith("unchanged") for line in files), second
+    # Not on PATH: the absolute path, and init says why.
+    assert mcp["mcpServers"]["code-intel"]["command"].startswith("/") and "not this binary" in first
+
+    # With `code-intel` on PATH the entry names the command, so a team can commit it.
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "code-intel").symlink_to(BIN)
+    env = {**cli_env(), "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    p = subprocess.run(["code-intel", "init", str(repo)], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "found on PATH" in p.stdout, p.stdout + p.stderr
+    entry = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["code-intel"]
+    assert entry["command"] == "code-intel" and entry["args"] == ["serve", "--repo", "."], entry
 
 
 def hook(payload):

@@ -186,11 +186,14 @@ async def test_secrets_never_reach_a_reply(tmp_path):
         for tool, args in calls:
             r = await c.session.call_tool(tool, args)
             replies.append({"text": r.content[0].text if r.content else "", "structured": r.structured_content})
+        sid = (await c.call("start_session", intent="MODIFY", query="rotate the APP_KEY"))["session_id"]
         for path in [".env", "config/auth.json", "deploy.pem", ".git/config"]:
             for tool, args in [("search_text", {"pattern": "x", "path": path}),
                                ("get_symbols", {"path": path}),
                                ("analyze_structure", {"path": path}),
-                               ("get_function_at_line", {"file": path, "line": 1})]:
+                               ("get_function_at_line", {"file": path, "line": 1}),
+                               ("read_file", {"file": path}),
+                               ("add_explored_files", {"session_id": sid, "files": [path], "reason": "key"})]:
                 r = await c.session.call_tool(tool, args)
                 assert r.is_error and "withheld" in r.content[0].text, (tool, path, r.content[0].text)
                 replies.append(r.content[0].text)
