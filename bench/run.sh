@@ -5,6 +5,7 @@
 #   bench/run.sh retrieval REPO [retrieval.py options]
 #   bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [fit.py options]
 #   bench/run.sh agent --demo DEMO --laravel FRAMEWORK [agent_tasks.py options]
+#   bench/run.sh kill [--rounds N] [--files N]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
@@ -23,5 +24,6 @@ case "${1:-}" in
   retrieval) SCRIPT=retrieval.py; shift ;;
   fit) SCRIPT=fit.py; shift ;;
   agent) SCRIPT=agent_tasks.py; shift ;;
+  kill) SCRIPT=kill_sync.py; shift ;;
 esac
 exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"

@@ -62,8 +62,7 @@ pub fn launch(exe: &Path) -> Launch {
     const NAME: &str = "code-intel";
     let canon = exe.canonicalize().unwrap_or_else(|_| exe.to_path_buf());
     let on_path = std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path)
-            .any(|d| d.join(NAME).canonicalize().is_ok_and(|c| c == canon))
+        std::env::split_paths(&path).any(|d| d.join(NAME).canonicalize().is_ok_and(|c| c == canon))
     });
     let mut env = serde_json::Map::new();
     let beside = canon

@@ -552,7 +552,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Where a symbol is defined (tree-sitter tags queries): name, kind, file, 1-based line range, scope, signature, FQCN, docblock.
+    /// Where a symbol is defined: kind, file, 1-based lines, signature, FQCN, docblock.
     #[tool(annotations(
         title = "Find definitions",
         read_only_hint = true,
@@ -613,7 +613,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Uses of a symbol (whole-word, case-sensitive), definitions excluded, each with the function or class that contains it.
+    /// Uses of a symbol (whole word), definitions excluded, with their enclosing function; `Class::method` keeps uses that resolve to the class.
     #[tool(annotations(
         title = "Find references",
         read_only_hint = true,
@@ -924,7 +924,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Lines of a file with 1-based line numbers (default: from the top, as far as max_tokens allows). With session_id the file counts as read, which makes it writable in READY.
+    /// Lines of a file with 1-based numbers. With session_id the file counts as read (writable in READY).
     #[tool(annotations(title = "Read file", read_only_hint = true, open_world_hint = false))]
     async fn read_file(
         &self,

@@ -405,7 +405,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Brings the semantic index up to date: re-chunks added and modified files, re-embeds only changed chunks, drops deleted files. Reports counts and seconds.
+    /// Brings the index up to date (only changed chunks are re-embedded); reports counts and seconds.
     #[tool(annotations(
         title = "Sync index",
         read_only_hint = false,

@@ -273,6 +273,7 @@ impl ServerHandler for CodeIntel {
         for t in &mut tools {
             let mut schema = serde_json::Value::Object((*t.input_schema).clone());
             slim_schema(&mut schema);
+            document_caps(&mut schema);
             if let serde_json::Value::Object(m) = schema {
                 t.input_schema = Arc::new(m);
             }
@@ -577,6 +578,27 @@ fn slim_schema(v: &mut serde_json::Value) {
         }
         Value::Array(a) => a.iter_mut().for_each(slim_schema),
         _ => {}
+    }
+}
+
+/// Writes the transport guard's caps into a tool's input schema: `maxLength`
+/// on its string arguments, `maxItems` on its lists ([`transport::MAX_STRING_CHARS`],
+/// [`transport::MAX_LIST_ITEMS`]; the guard enforces them on every nested
+/// value too, and answers a call over them with a tool error naming the
+/// argument).
+fn document_caps(schema: &mut serde_json::Value) {
+    let Some(props) = schema
+        .get_mut("properties")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    for p in props.values_mut() {
+        match p.get("type").and_then(serde_json::Value::as_str) {
+            Some("string") => p["maxLength"] = serde_json::json!(transport::MAX_STRING_CHARS),
+            Some("array") => p["maxItems"] = serde_json::json!(transport::MAX_LIST_ITEMS),
+            _ => {}
+        }
     }
 }
 

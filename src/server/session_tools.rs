@@ -550,7 +550,7 @@ impl CodeIntel {
 
 #[tool_router(router = session_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Starts a gated session for one user request (pass `slots` to set the query frame in the same call). Returns the session_id, the slot-extraction prompt, and a past agreement (map) when one matches. Pass session_id to code tools so they count as evidence.
+    /// Starts a gated session for a user request (`slots` sets the frame at once): session_id, extraction prompt, a matching past agreement. Pass session_id to code tools as evidence.
     #[tool(annotations(
         title = "Start session",
         read_only_hint = false,
@@ -640,7 +640,7 @@ impl CodeIntel {
         success(&out, text)
     }
 
-    /// Sets the query frame: each slot's quote must occur verbatim in the request (after NFKC and whitespace normalisation) and its value must mean what the quote says (calibrated similarity), or the slot is rejected. Returns missing slots, risk, requirements and guidance.
+    /// Sets the query frame: a slot is rejected unless its quote is verbatim in the request and its value means what the quote says. Returns missing slots, risk, requirements, guidance.
     #[tool(annotations(
         title = "Set query frame",
         read_only_hint = false,
@@ -679,7 +679,7 @@ impl CodeIntel {
         respond_view(&self.shared.sessions.get(&p.session_id)?)
     }
 
-    /// Submits what the agent found. The server checks each claim against the code and the session (definitions exist, files were read, references checked), judges risk from what the change touches (files_to_edit, symbols) and moves to READY when the evidence the intent and risk need is there, or to SEMANTIC with a fitting reason per missing requirement. The reply lists what is missing and how to get it.
+    /// Submits the findings: claims are checked against the code and the session, risk is judged from what the change touches; READY when the evidence is there (else the reply says what is missing), or SEMANTIC with a reason per missing requirement.
     #[tool(annotations(
         title = "Submit understanding",
         read_only_hint = false,
@@ -732,7 +732,7 @@ impl CodeIntel {
         success(&out, text)
     }
 
-    /// Checks that a natural-language term really maps to symbols (multilingual embedding similarity, calibrated tiers): FACT; grey zone (approved, risk forced HIGH); or rejected with re-investigation guidance. code_evidence is required. Shows learned pairs for the term.
+    /// Does a natural-language term map to these symbols? Calibrated tiers: FACT, grey (approved, risk HIGH) or rejected. Shows learned pairs for the term.
     #[tool(annotations(
         title = "Validate symbol relevance",
         read_only_hint = false,
@@ -820,7 +820,7 @@ impl CodeIntel {
         success(&out, text)
     }
 
-    /// In SEMANTIC: submits hypotheses found with forest search (semantic_search with session_id). They are recorded as HYPOTHESIS and the session moves to VERIFICATION.
+    /// In SEMANTIC: submits forest-search hits as hypotheses; the session moves to VERIFICATION.
     #[tool(annotations(
         title = "Submit semantic hypotheses",
         read_only_hint = false,
@@ -855,7 +855,7 @@ impl CodeIntel {
         success(&v, text)
     }
 
-    /// In VERIFICATION: confirms each hypothesis (→ FACT, needs code evidence and an existing definition) or rejects it. When none is left unverified, the understanding is re-assessed: READY if the requirements are met, else back to EXPLORATION.
+    /// In VERIFICATION: confirm (with code evidence) or reject each hypothesis; when all are settled, READY if the requirements are met, else EXPLORATION.
     #[tool(annotations(
         title = "Submit verification",
         read_only_hint = false,
@@ -887,7 +887,7 @@ impl CodeIntel {
         success(&v, text)
     }
 
-    /// Asks before every edit whether the file may be written: only in READY of IMPLEMENT/MODIFY sessions, only files whose content was returned in the session; new files (allow_new_files) beside a read file or on a framework/PSR-4 path; never lock/vendored/generated files the request does not name. Refusals carry recovery_options.
+    /// Before every edit: may this file be written? READY IMPLEMENT/MODIFY sessions only, files read in the session, new files beside a read file or on a framework/PSR-4 path; refusals carry recovery_options.
     #[tool(annotations(
         title = "Check write target",
         read_only_hint = false,
@@ -916,7 +916,7 @@ impl CodeIntel {
         )
     }
 
-    /// Recovery: reads files (their content is returned) and records them as explored with a reason, e.g. when a write was refused for a file not read yet.
+    /// Recovery: reads files (content returned) and records them as read, with a reason.
     #[tool(annotations(
         title = "Add explored files",
         read_only_hint = false,
@@ -974,7 +974,7 @@ impl CodeIntel {
         success(&out, text)
     }
 
-    /// Recovery: returns the session to EXPLORATION, keeping (default) or clearing the understanding, hypotheses and explored files.
+    /// Recovery: back to EXPLORATION, keeping (default) or clearing what was found.
     #[tool(annotations(
         title = "Revert to exploration",
         read_only_hint = false,
@@ -992,7 +992,7 @@ impl CodeIntel {
         respond_view(&s)
     }
 
-    /// Records how the work ended. success: writes .code-intel/agreements/<id>.md, adds the agreement to the map table (found by later sessions) and learns (term, symbol) pairs; failure/partial: logged with phase and cause for get_improvement_insights.
+    /// Records how the work ended: success saves an agreement (map) and learned term→symbol pairs; failure/partial is logged for get_improvement_insights.
     #[tool(annotations(
         title = "Record outcome",
         read_only_hint = false,
