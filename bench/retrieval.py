@@ -141,9 +141,15 @@ async def run(repo, queries, bm25):
             tools = {t.name: t for t in (await s.list_tools()).tools}
             if "chunks_per_file" in tools["query"].input_schema.get("properties", {}):
                 QUERY_ARGS["chunks_per_file"] = 1
+            # Replies are cut to a token budget since issue 13: ask for room
+            # for all 50 files, as the ranking, not the reply size, is measured.
+            sem_args = {}
+            if "max_tokens" in tools["query"].input_schema.get("properties", {}):
+                QUERY_ARGS["max_tokens"] = 20000
+                sem_args["max_tokens"] = 20000
             await call(s, "query", {"query": "warm up", "limit": 5})
             for q in queries:
-                sem = await call(s, "semantic_search", {"query": q.query, "collection": "forest", "limit": 50})
+                sem = await call(s, "semantic_search", {"query": q.query, "collection": "forest", "limit": 50, **sem_args})
                 t0 = time.perf_counter()
                 hyb = await call(s, "query", {"query": q.query, "limit": 50, **QUERY_ARGS})
                 ms = (time.perf_counter() - t0) * 1000
