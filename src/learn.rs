@@ -124,7 +124,7 @@ impl SessionStore {
         let path = self.path(id)?;
         let text = std::fs::read_to_string(&path)
             .map_err(|_| LearnError::UnknownSession(id.to_string()))?;
-        serde_json::from_str::<Session>(&text).map_err(|e| LearnError::Corrupt {
+        Session::from_json(&text).map_err(|e| LearnError::Corrupt {
             path: path.display().to_string(),
             message: e.to_string(),
             quarantined: quarantine(&path).display().to_string(),
@@ -197,7 +197,7 @@ impl SessionStore {
             let Ok(text) = std::fs::read_to_string(&p) else {
                 continue;
             };
-            let s: Session = serde_json::from_str(&text).map_err(|e| LearnError::Corrupt {
+            let s = Session::from_json(&text).map_err(|e| LearnError::Corrupt {
                 path: p.display().to_string(),
                 message: e.to_string(),
                 quarantined: "(left in place)".into(),

@@ -812,11 +812,25 @@ impl CodeIntel {
                 serde_json::json!(format!("{rejected} symbol(s) do not match `{}`: look again with find_definitions / search_text for the term's meaning, or semantic_search(map)", p.nl_term))
             },
         });
-        let text = checks
+        let mut text = checks
             .iter()
             .map(|c| format!("{} ↔ {}: {:.3} {}", c.nl_term, c.symbol, c.score, c.tier))
             .collect::<Vec<_>>()
             .join("\n");
+        if grey {
+            text.push_str("\na grey-zone match raised the session's risk to HIGH");
+        }
+        if let Some(g) = out["guidance"].as_str() {
+            text.push('\n');
+            text.push_str(g);
+        }
+        if !learned.is_empty() {
+            let pairs: Vec<&str> = learned.iter().map(|l| l.symbol.as_str()).collect();
+            text.push_str(&format!(
+                "\nlearned before for this term: {}",
+                pairs.join(", ")
+            ));
+        }
         success(&out, text)
     }
 

@@ -298,4 +298,26 @@ mod tests {
                 .contains(&"revert_to_exploration".to_string())
         );
     }
+
+    #[test]
+    fn sessions_of_the_previous_release_still_load() {
+        let s = Session::new(Intent::Modify, "fix the list");
+        let mut v = serde_json::to_value(&s).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.insert(
+            "requirements".into(),
+            serde_json::json!({"symbols": 3, "entry_points": 1, "files": 2, "patterns": 1,
+                               "slot_evidence": [], "tools": ["find_definitions"]}),
+        );
+        o.insert(
+            "last_assessment".into(),
+            serde_json::json!({"rejected_claims": [], "missing": {"symbols": [1, 3]},
+                               "missing_slot_evidence": [], "missing_tools": [], "confidence": 0.5}),
+        );
+        o.remove("reference_checks");
+        o.remove("risk_reasons");
+        let old = Session::from_json(&v.to_string()).unwrap();
+        assert_eq!(old.requirements, requirements(Intent::Modify, Risk::Low));
+        assert!(old.last_assessment.is_none() && old.reference_checks.is_empty());
+    }
 }

@@ -276,6 +276,8 @@ pub struct Session {
     pub risk: Risk,
     /// A grey-zone relevance result forced risk HIGH.
     pub grey_zone: bool,
+    /// A function of intent and risk, recomputed on load ([`Session::from_json`]).
+    #[serde(default, deserialize_with = "lenient")]
     pub requirements: Requirements,
     pub evidence: Vec<Evidence>,
     pub tools_used: BTreeSet<String>,
@@ -291,6 +293,8 @@ pub struct Session {
     #[serde(default)]
     pub risk_reasons: Vec<String>,
     pub understanding: Option<Understanding>,
+    /// Dropped on load when written by a release with another shape.
+    #[serde(default, deserialize_with = "lenient")]
     pub last_assessment: Option<Assessment>,
     pub hypotheses: Vec<Hypothesis>,
     pub relevance: Vec<RelevanceCheck>,
@@ -302,7 +306,29 @@ pub struct Session {
     pub updated_at: u64,
 }
 
+/// A field that older releases stored in another shape: its default when it
+/// does not parse, so a stored session stays readable across upgrades.
+fn lenient<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned + Default,
+{
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(T::deserialize(v).unwrap_or_default())
+}
+
 impl Session {
+    /// Parses a stored session; its requirements are recomputed from intent
+    /// and risk (the rules may have changed since it was written).
+    ///
+    /// # Errors
+    /// The text is not a session.
+    pub fn from_json(text: &str) -> Result<Session, serde_json::Error> {
+        let mut s: Session = serde_json::from_str(text)?;
+        s.requirements = super::requirements::requirements(s.intent, s.risk);
+        Ok(s)
+    }
+
     /// A session in its first phase (READY at once for QUESTION).
     pub fn new(intent: Intent, query: &str) -> Session {
         let now = now_secs();
