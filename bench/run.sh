@@ -6,6 +6,7 @@
 #   bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [fit.py options]
 #   bench/run.sh agent --demo DEMO --laravel FRAMEWORK [agent_tasks.py options]
 #   bench/run.sh kill [--rounds N] [--files N]
+#   bench/run.sh neighbour REPO [--rounds N]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
@@ -25,5 +26,6 @@ case "${1:-}" in
   fit) SCRIPT=fit.py; shift ;;
   agent) SCRIPT=agent_tasks.py; shift ;;
   kill) SCRIPT=kill_sync.py; shift ;;
+  neighbour) SCRIPT=neighbour.py; shift ;;
 esac
 exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"

@@ -148,6 +148,11 @@ pub struct Config {
     pub embedding_batch_tokens: usize,
     /// ONNX Runtime intra-op threads; 0 = one per core.
     pub embedding_threads: usize,
+    /// Nice value (0–19) of the embedding threads `serve` starts: its
+    /// background syncs yield the CPU to the user's editor and compiler; 0 =
+    /// normal priority. Unix; `index` on the command line is not lowered
+    /// (README § Speed, memory and quality has the measured effect).
+    pub embedding_nice: i32,
     /// Token budget of one chunk (512: the model's input limit).
     /// Token counts are estimated as chars / [`CHARS_PER_TOKEN`].
     pub chunk_max_tokens: usize,
@@ -201,6 +206,7 @@ impl Default for Config {
             embedding_batch_size: 16,
             embedding_batch_tokens: 512,
             embedding_threads: 0,
+            embedding_nice: 10,
             chunk_max_tokens: 512,
             max_file_size: 1024 * 1024,
             max_chunks: 200_000,
@@ -316,6 +322,11 @@ impl Config {
             (32..=8192).contains(&self.chunk_max_tokens),
             "chunk_max_tokens",
             "must be 32..=8192",
+        )?;
+        check(
+            (0..=19).contains(&self.embedding_nice),
+            "embedding_nice",
+            "must be 0..=19",
         )?;
         check(self.max_chunks > 0, "max_chunks", "must be positive")?;
         check(

@@ -192,6 +192,22 @@ fn runtime_info(path: PathBuf) -> RuntimeInfo {
     RuntimeInfo { path, version }
 }
 
+/// Lowers the calling thread's scheduling priority to `nice` (0–19; 0 leaves
+/// it). On Linux the priority is per thread and threads it starts inherit
+/// it, so calling this before the model is loaded lowers ONNX Runtime's
+/// intra-op pool too. A failure is logged, not returned: priority is a
+/// courtesy to the user's other work, not a requirement. No-op off Unix.
+pub fn lower_thread_priority(nice: i32) {
+    #[cfg(unix)]
+    if nice > 0
+        && let Err(e) = rustix::process::setpriority_process(None, nice)
+    {
+        tracing::warn!("cannot lower the embedding threads' priority to nice {nice}: {e}");
+    }
+    #[cfg(not(unix))]
+    let _ = nice;
+}
+
 /// The ONNX Runtime shared libraries in `dir` (`libonnxruntime.so*`,
 /// `.dylib`, `onnxruntime.dll`), longest name first.
 pub fn dylibs_in(dir: &Path) -> Vec<PathBuf> {

@@ -129,12 +129,23 @@ impl CodeIntel {
         let shared = Arc::clone(&self.shared);
         tokio::spawn(async move {
             let config = shared.config.clone();
-            // Model loading reads ~470 MB and builds an ONNX session: blocking.
-            let loaded = tokio::task::spawn_blocking(move || FastEmbedder::load(&config)).await;
-            let state = match loaded {
-                Ok(Ok(m)) => ModelState::Ready(Arc::new(m)),
-                Ok(Err(e)) => ModelState::Failed(e.to_string()),
-                Err(e) => ModelState::Failed(format!("model loader crashed: {e}")),
+            // Model loading reads ~470 MB and builds an ONNX session: blocking,
+            // on a thread of its own whose lowered priority ONNX Runtime's
+            // intra-op threads inherit (`embedding_nice`), so background
+            // syncs yield to the user's compiler; the runtime's threads keep
+            // theirs.
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let spawned = std::thread::Builder::new()
+                .name("model-loader".into())
+                .spawn(move || {
+                    crate::embed::lower_thread_priority(config.embedding_nice);
+                    let _ = tx.send(FastEmbedder::load(&config));
+                });
+            let state = match (spawned, rx.await) {
+                (Ok(_), Ok(Ok(m))) => ModelState::Ready(Arc::new(m)),
+                (Ok(_), Ok(Err(e))) => ModelState::Failed(e.to_string()),
+                (Err(e), _) => ModelState::Failed(format!("cannot start the model loader: {e}")),
+                (Ok(_), Err(_)) => ModelState::Failed("model loader crashed".into()),
             };
             if let ModelState::Failed(msg) = &state {
                 tracing::warn!("semantic search unavailable: {msg}");
