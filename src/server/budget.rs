@@ -49,6 +49,25 @@ impl Budget {
         true
     }
 
+    /// Appends the rendering of each item in order while it fits, stopping at
+    /// the first that does not (the reply is then marked truncated, as by
+    /// [`Budget::push`]). Returns how many items were added, so the caller
+    /// can keep the same prefix of its structured list.
+    pub fn push_each<T>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        mut render: impl FnMut(T) -> String,
+    ) -> usize {
+        let mut shown = 0;
+        for item in items {
+            if !self.push(&render(item)) {
+                break;
+            }
+            shown += 1;
+        }
+        shown
+    }
+
     /// Appends `s` whatever it costs (headers, the truncation note).
     pub fn force(&mut self, s: &str) {
         self.left = self.left.saturating_sub(estimate_tokens(s));
@@ -100,6 +119,9 @@ mod tests {
         assert!(b.push("1"));
         assert!(b.truncated);
         assert_eq!(b.finish("… cut"), "123456781… cut\n");
+        let mut b = Budget::new(3);
+        assert_eq!(b.push_each(["1234", "123456789012", "1"], str::to_string), 1);
+        assert!(b.truncated && b.finish("") == "1234\n");
         assert!(check_max_tokens(Some(50), 2000).is_err());
         assert_eq!(check_max_tokens(None, 2000), Ok(2000));
     }

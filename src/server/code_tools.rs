@@ -249,16 +249,12 @@ pub(super) fn read_lines(
     let rel = shared.repo.rel(&abs);
     let mut b = Budget::new(max_tokens);
     b.force(&format!("{rel}:{start}-{end} of {total} lines\n"));
-    let mut content = String::new();
-    let mut last = start - 1;
-    for (i, l) in lines.iter().enumerate().take(end).skip(start - 1) {
-        if !b.push(&format!("{}\t{l}\n", i + 1)) {
-            break;
-        }
-        content.push_str(l);
-        content.push('\n');
-        last = i + 1;
-    }
+    let wanted = &lines[start - 1..end.max(start - 1)];
+    let shown = b.push_each(wanted.iter().enumerate(), |(i, l)| {
+        format!("{}\t{l}\n", start + i)
+    });
+    let content: String = wanted[..shown].iter().map(|l| format!("{l}\n")).collect();
+    let last = start - 1 + shown;
     let truncated = last < end;
     let text = b.finish(&format!(
         "… cut at line {last} to fit max_tokens: read_file {rel} start_line={} for more",
@@ -402,9 +398,8 @@ fn select_symbols(
 fn list_text(list: &mut SymbolList, max_tokens: usize) -> String {
     let mut b = Budget::new(max_tokens);
     b.force(&format!("{} symbol(s)\n", list.total));
-    let mut shown = 0;
-    for d in &list.symbols {
-        let line = format!(
+    let shown = b.push_each(&list.symbols, |d| {
+        format!(
             "{}:{}-{} {} {}  {}\n",
             d.file,
             d.line,
@@ -412,12 +407,8 @@ fn list_text(list: &mut SymbolList, max_tokens: usize) -> String {
             d.kind,
             d.fqcn.as_deref().unwrap_or(&d.name),
             d.signature
-        );
-        if !b.push(&line) {
-            break;
-        }
-        shown += 1;
-    }
+        )
+    });
     list.symbols.truncate(shown);
     list.truncated |= b.truncated || list.total > shown;
     let total = list.total;
@@ -513,8 +504,7 @@ impl CodeIntel {
                             "{} match(es) in {} file(s)\n",
                             r.total, r.files_with_matches
                         ));
-                        let mut shown = 0;
-                        for m in &r.matches {
+                        let shown = b.push_each(&r.matches, |m| {
                             let mut item = String::new();
                             for (i, l) in m.context_before.iter().enumerate() {
                                 let _ = writeln!(
@@ -530,14 +520,8 @@ impl CodeIntel {
                                 let _ =
                                     writeln!(item, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
                             }
-                            if !b.push(&item) {
-                                break;
-                            }
-                            shown += 1;
-                        }
-                        if shown < r.matches.len() {
-                            b.truncated = true;
-                        }
+                            item
+                        });
                         r.matches.truncate(shown);
                         r.truncated |= b.truncated || r.total > shown;
                         let s = b.finish(&format!(
@@ -683,22 +667,17 @@ impl CodeIntel {
                                 String::new()
                             }
                         ));
-                        let mut shown = 0;
-                        for r in &list.references {
+                        let shown = b.push_each(&list.references, |r| {
                             let within = r
                                 .enclosing
                                 .as_ref()
                                 .map(|e| format!(" (in {} {})", e.kind, e.name))
                                 .unwrap_or_default();
-                            let line = format!(
+                            format!(
                                 "{}:{}:{} [{}]{within}: {}\n",
                                 r.file, r.line, r.column, r.kind, r.content.trim()
-                            );
-                            if !b.push(&line) {
-                                break;
-                            }
-                            shown += 1;
-                        }
+                            )
+                        });
                         list.references.truncate(shown);
                         list.truncated |= b.truncated || list.total > shown;
                         let s = b.finish(&format!(
@@ -797,8 +776,7 @@ impl CodeIntel {
                     ))),
                     Ok(mut r) => {
                         let mut b = Budget::new(max_tokens);
-                        let mut shown = 0;
-                        for f in &r.files {
+                        let mut shown = b.push_each(&r.files, |f| {
                             let mut item = format!(
                                 "{} ({}, {} lines{})\n",
                                 f.file,
@@ -811,11 +789,8 @@ impl CodeIntel {
                                 }
                             );
                             render_tree(&mut item, &f.symbols, 1);
-                            if !b.push(&item) {
-                                break;
-                            }
-                            shown += 1;
-                        }
+                            item
+                        });
                         if shown == 0 && !r.files.is_empty() {
                             // One file larger than the budget: its tree without members.
                             let f = &mut r.files[0];
@@ -897,16 +872,10 @@ impl CodeIntel {
                     f.kind,
                     f.fqcn.as_deref().unwrap_or(&f.name),
                 ));
-                let mut kept = String::new();
-                let mut last = f.line;
-                for (i, l) in f.source.lines().enumerate() {
-                    if !b.push(&format!("{l}\n")) {
-                        break;
-                    }
-                    kept.push_str(l);
-                    kept.push('\n');
-                    last = f.line + i;
-                }
+                let lines: Vec<&str> = f.source.lines().collect();
+                let shown = b.push_each(&lines, |l| format!("{l}\n"));
+                let kept: String = lines[..shown].iter().map(|l| format!("{l}\n")).collect();
+                let last = f.line + shown.saturating_sub(1);
                 let cut = b.truncated;
                 let text = b.finish(&format!(
                     "… cut at line {last}: read_file {} start_line={} for the rest",

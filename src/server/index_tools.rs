@@ -262,17 +262,12 @@ impl CodeIntel {
                 }
                 let mut map_results = map_results;
                 let mut results = results;
-                let mut shown = 0;
-                for h in &map_results {
-                    if !b.push(&format!("[map {:.3}] {} → {} {}\n", h.score, h.query, h.symbols, h.files)) {
-                        break;
-                    }
-                    shown += 1;
-                }
+                let shown = b.push_each(&map_results, |h| {
+                    format!("[map {:.3}] {} → {} {}\n", h.score, h.query, h.symbols, h.files)
+                });
                 map_results.truncate(shown);
-                let mut shown = 0;
-                for h in &results {
-                    let line = format!(
+                let shown = b.push_each(&results, |h| {
+                    format!(
                         "[{:.3}] {}:{}-{} [{}] {} {}  {}\n",
                         h.score,
                         h.file,
@@ -282,12 +277,8 @@ impl CodeIntel {
                         h.kind,
                         h.fqcn.as_deref().unwrap_or(&h.name),
                         h.signature.lines().next().unwrap_or("")
-                    );
-                    if !b.push(&line) {
-                        break;
-                    }
-                    shown += 1;
-                }
+                    )
+                });
                 results.truncate(shown);
                 // The text shows no code: neither does the structured result
                 // (read it with read_file or get_function_at_line).
@@ -545,9 +536,14 @@ fn query_text(o: &mut rank::Outcome, readiness: &Readiness, max_tokens: usize) -
         .map(|h| h.iter().map(|l| super::budget::estimate_tokens(l)).sum())
         .collect();
     // Keep as many files as their headers fit, leaving room for code.
-    let mut keep = o.files.len();
-    while keep > 0 && header_cost[..keep].iter().sum::<usize>() > b.left() * 2 / 3 {
-        keep -= 1;
+    let header_room = b.left() * 2 / 3;
+    let (mut keep, mut headers_total) = (0, 0);
+    for cost in &header_cost {
+        if headers_total + cost > header_room {
+            break;
+        }
+        headers_total += cost;
+        keep += 1;
     }
     let code_chunks: usize = o
         .files
@@ -555,7 +551,7 @@ fn query_text(o: &mut rank::Outcome, readiness: &Readiness, max_tokens: usize) -
         .take(keep.min(QUERY_CODE_FILES))
         .map(|f| f.chunks.len())
         .sum();
-    let code_budget = b.left().saturating_sub(header_cost[..keep].iter().sum());
+    let code_budget = b.left().saturating_sub(headers_total);
     let per_chunk = code_budget / code_chunks.max(1);
     for (i, f) in o.files.iter_mut().enumerate().take(keep) {
         let h = &headers[i];

@@ -315,10 +315,7 @@ fn needs_text(r: &session::Requirements) -> String {
     r.needs
         .iter()
         .map(|n| {
-            let name = serde_json::to_value(n)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
+            let name = n.name().to_string();
             if *n == Requirement::EntryPoints && r.all_entry_points {
                 format!("{name} (every entry point)")
             } else {
@@ -333,11 +330,7 @@ fn needs_text(r: &session::Requirements) -> String {
 fn assessment_text(a: &session::Assessment) -> String {
     let mut out = String::new();
     for (r, what) in &a.missing {
-        let name = serde_json::to_value(r)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        out.push_str(&format!("\n- missing {name}: {what}"));
+        out.push_str(&format!("\n- missing {}: {what}", r.name()));
     }
     for c in &a.rejected_claims {
         out.push_str(&format!("\n- rejected: {c}"));

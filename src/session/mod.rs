@@ -87,6 +87,14 @@ mod tests {
     }
 
     #[test]
+    fn requirement_names_are_the_wire_names() {
+        use Requirement::*;
+        for r in [Symbols, EntryPoints, Files, Patterns, Coverage] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.name());
+        }
+    }
+
+    #[test]
     fn semantic_reasons() {
         assert!(reason_fits(
             Requirement::Symbols,

@@ -133,6 +133,17 @@ pub enum Requirement {
 }
 
 impl Requirement {
+    /// The wire name (as serialised: `entry_points`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Requirement::Symbols => "symbols",
+            Requirement::EntryPoints => "entry_points",
+            Requirement::Files => "files",
+            Requirement::Patterns => "patterns",
+            Requirement::Coverage => "coverage",
+        }
+    }
+
     /// What satisfies the requirement, for replies.
     pub fn describe(self) -> &'static str {
         match self {
