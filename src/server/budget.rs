@@ -120,7 +120,10 @@ mod tests {
         assert!(b.truncated);
         assert_eq!(b.finish("… cut"), "123456781… cut\n");
         let mut b = Budget::new(3);
-        assert_eq!(b.push_each(["1234", "123456789012", "1"], str::to_string), 1);
+        assert_eq!(
+            b.push_each(["1234", "123456789012", "1"], str::to_string),
+            1
+        );
         assert!(b.truncated && b.finish("") == "1234\n");
         assert!(check_max_tokens(Some(50), 2000).is_err());
         assert_eq!(check_max_tokens(None, 2000), Ok(2000));
