@@ -19,6 +19,8 @@ const LAYERS: &[&str] = &[
     "chunk",
     "framework",
     "lexical",
+    "model",
+    "runtime",
     "embed",
     "store",
     "relevance",

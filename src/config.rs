@@ -355,10 +355,7 @@ impl Config {
         if let Some(dir) = &self.model_cache_dir {
             return dir.clone();
         }
-        let base = env_path("XDG_CACHE_HOME")
-            .or_else(|| env_path("HOME").map(|h| h.join(".cache")))
-            .unwrap_or_else(std::env::temp_dir);
-        base.join("code-intel").join("models")
+        user_cache_dir().join("models")
     }
 
     /// Approximate character budget of one chunk (`chunk_max_tokens` × 3).
@@ -394,6 +391,15 @@ fn drop_chunk_level_weights(value: &mut serde_json::Value) -> bool {
         o.remove("hybrid_weights");
     }
     old
+}
+
+/// `$XDG_CACHE_HOME/code-intel`, else `~/.cache/code-intel`, else a
+/// directory under the system temp dir. Never the current directory.
+pub fn user_cache_dir() -> PathBuf {
+    env_path("XDG_CACHE_HOME")
+        .or_else(|| env_path("HOME").map(|h| h.join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("code-intel")
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {

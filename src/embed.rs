@@ -27,12 +27,14 @@ pub enum EmbedError {
         "ONNX Runtime library not found (tried {tried}); install it with `pip install onnxruntime` (>= 1.24) or set ORT_DYLIB_PATH to libonnxruntime.so"
     )]
     RuntimeMissing { tried: String },
+    #[error("ONNX Runtime not found ({tried}) and not downloaded: {message}")]
+    RuntimeDownload { tried: String, message: String },
     #[error(
         "ONNX Runtime at {path} could not be loaded: {message}; set ORT_DYLIB_PATH to an ONNX Runtime >= 1.24 library"
     )]
     RuntimeLoad { path: PathBuf, message: String },
     #[error(
-        "embedding model not available: {message}; set `model_dir` in .code-intel/config.json (or CODE_INTEL_MODEL_DIR) to a directory with model.onnx and tokenizer files, or allow fastembed to download intfloat/multilingual-e5-small into {cache}"
+        "embedding model not available: {message}; set `model_dir` in .code-intel/config.json (or CODE_INTEL_MODEL_DIR) to a directory with model.onnx and tokenizer files, or run `code-intel model pull` (downloads intfloat/multilingual-e5-small into {cache})"
     )]
     Model { message: String, cache: PathBuf },
     #[error("embedding failed: {0}")]
@@ -79,7 +81,8 @@ pub struct RuntimeInfo {
 }
 
 /// Finds `libonnxruntime`: `ORT_DYLIB_PATH`, then `ort_dylib_path` from the
-/// config, then next to the executable (and `../lib`), then a pip-installed
+/// config, then next to the executable (and in `lib/`, `../lib`), then one
+/// downloaded by [`crate::runtime::pull`], then a pip-installed
 /// `onnxruntime` package (README § Install documents this order).
 ///
 /// # Errors
@@ -96,8 +99,11 @@ pub fn find_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
         .and_then(|e| e.parent().map(Path::to_path_buf))
     {
         candidates.extend(dylibs_in(&dir));
+        // lib/ beside it: the release archives' layout (scripts/fetch-ort.sh).
+        candidates.extend(dylibs_in(&dir.join("lib")));
         candidates.extend(dylibs_in(&dir.join("../lib")));
     }
+    candidates.extend(crate::runtime::downloaded());
     for p in candidates {
         if p.is_file() {
             return Ok(runtime_info(p));
@@ -115,6 +121,26 @@ pub fn find_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
     Err(EmbedError::RuntimeMissing {
         tried: tried.join(", "),
     })
+}
+
+/// [`find_runtime`], else (unless offline: [`crate::model::offline`]) the
+/// library [`crate::runtime::pull`] downloads.
+///
+/// # Errors
+/// [`EmbedError::RuntimeMissing`] offline, [`EmbedError::RuntimeDownload`]
+/// when the download fails.
+pub fn find_or_download_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
+    match find_runtime(config) {
+        Err(EmbedError::RuntimeMissing { tried }) if !crate::model::offline() => {
+            crate::runtime::pull()
+                .map(runtime_info)
+                .map_err(|e| EmbedError::RuntimeDownload {
+                    tried,
+                    message: e.to_string(),
+                })
+        }
+        other => other,
+    }
 }
 
 /// Presents `model_dir` to fastembed as a Hugging Face cache
@@ -208,8 +234,37 @@ pub fn lower_thread_priority(nice: i32) {
     let _ = nice;
 }
 
+/// Runs blocking work at a lowered priority: at `nice` 0 on tokio's
+/// blocking pool, else on a thread of its own that lowers itself first
+/// (Linux priorities are per thread and an unprivileged thread cannot raise
+/// its own back, so pool threads that later serve interactive calls are
+/// never lowered). Work that starts threads (ONNX Runtime's intra-op pool
+/// at session creation) passes the priority on to them.
+///
+/// # Errors
+/// The thread could not be started or `f` panicked (the message says which).
+pub async fn run_niced<T: Send + 'static>(
+    nice: i32,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    if nice <= 0 {
+        return tokio::task::spawn_blocking(f)
+            .await
+            .map_err(|e| e.to_string());
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name(format!("niced-{nice}"))
+        .spawn(move || {
+            lower_thread_priority(nice);
+            let _ = tx.send(f());
+        })
+        .map_err(|e| format!("cannot start a worker thread: {e}"))?;
+    rx.await.map_err(|_| "worker thread panicked".to_string())
+}
+
 /// The ONNX Runtime shared libraries in `dir` (`libonnxruntime.so*`,
-/// `.dylib`, `onnxruntime.dll`), longest name first.
+/// `libonnxruntime[.1.31.1].dylib`, `onnxruntime.dll`), longest name first.
 pub fn dylibs_in(dir: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
@@ -219,7 +274,7 @@ pub fn dylibs_in(dir: &Path) -> Vec<PathBuf> {
         .filter(|p| {
             p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
                 n.starts_with("libonnxruntime.so")
-                    || n == "libonnxruntime.dylib"
+                    || (n.starts_with("libonnxruntime.") && n.ends_with(".dylib"))
                     || n == "onnxruntime.dll"
             })
         })
@@ -245,14 +300,11 @@ fn pip_onnxruntime_dir() -> Option<PathBuf> {
 }
 
 /// True when the model files can be had without a download: `model_dir`
-/// holds them, or fastembed's cache has the model.
+/// holds them, or the hub cache has every file fastembed reads.
 pub fn model_present(config: &Config) -> bool {
     match &config.model_dir {
         Some(dir) => MODEL_FILES.iter().all(|f| dir.join(f).is_file()),
-        None => config
-            .resolved_model_cache_dir()
-            .join("models--intfloat--multilingual-e5-small")
-            .is_dir(),
+        None => crate::model::missing_files(config).is_empty(),
     }
 }
 
@@ -275,14 +327,15 @@ pub struct FastEmbedder {
 }
 
 impl FastEmbedder {
-    /// Loads ONNX Runtime and the model (from `model_dir`, else fastembed's
-    /// cache, downloading into it when missing). Takes seconds: call it off
-    /// the async runtime.
+    /// Loads ONNX Runtime and the model (from `model_dir`, else the hub
+    /// cache, downloading into it first when files are missing: see
+    /// [`crate::model::pull`]). Takes seconds (minutes for a download): call
+    /// it off the async runtime.
     ///
     /// # Errors
     /// Runtime missing or incompatible, model files missing or unreadable.
     pub fn load(config: &Config) -> Result<FastEmbedder, EmbedError> {
-        let runtime = find_runtime(config)?;
+        let runtime = find_or_download_runtime(config)?;
         let _environment = ort::init_from(&runtime.path).map_err(|e| EmbedError::RuntimeLoad {
             path: runtime.path.clone(),
             message: e.to_string(),
@@ -291,7 +344,7 @@ impl FastEmbedder {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        let cache = config.resolved_model_cache_dir();
+        let cache = crate::model::hub_cache_dir(config);
         let model_err = |message: String| EmbedError::Model {
             message,
             cache: cache.clone(),
@@ -332,7 +385,10 @@ impl FastEmbedder {
                         // 733 vs 843 MiB for int8; 2026-11-21), so model_dir
                         // is presented to fastembed as a Hugging Face cache of
                         // symlinks when possible.
-                        if let Some(linked) = linked_cache(dir, &cache) {
+                        // fastembed reads HF_HOME instead of the cache dir
+                        // it is given, so the linked cache only works without it.
+                        let hf_home = std::env::var_os("HF_HOME").is_some_and(|v| !v.is_empty());
+                        if let Some(linked) = linked_cache(dir, &cache).filter(|_| !hf_home) {
                             match named(linked) {
                                 Ok(m) => return Ok((m, id)),
                                 Err(e) => tracing::debug!("linked model cache failed: {e}"),
@@ -359,7 +415,7 @@ impl FastEmbedder {
                         Ok((m, id))
                     }
                     None => {
-                        std::fs::create_dir_all(&cache).map_err(|e| model_err(e.to_string()))?;
+                        crate::model::pull(config, true).map_err(|e| model_err(e.to_string()))?;
                         Ok((
                             named(cache.clone())?,
                             "intfloat/multilingual-e5-small".to_string(),
@@ -428,6 +484,21 @@ impl Embedder for FastEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Linux priorities are per thread: the work runs lowered, the caller
+    /// and the blocking pool keep theirs.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn run_niced_lowers_only_its_own_thread() {
+        let nice_now = || rustix::process::getpriority_process(None).unwrap();
+        let before = nice_now();
+        let inside = run_niced(before + 3, nice_now).await.unwrap();
+        assert_eq!(inside, (before + 3).min(19));
+        assert_eq!(nice_now(), before);
+        assert_eq!(run_niced(0, nice_now).await.unwrap(), before);
+        let failed = run_niced(5, || -> i32 { panic!("boom") }).await;
+        assert_eq!(failed, Err("worker thread panicked".to_string()));
+    }
 
     #[test]
     fn token_batches_cap_the_padded_size() {

@@ -373,7 +373,10 @@ pub fn collect_chunks(repo: &Repo, config: &Config) -> Result<Vec<(Chunk, String
 /// A file whose size and mtime match its fingerprint is not read; one whose
 /// SHA-256 matches is unchanged; otherwise it is re-chunked and only chunks
 /// whose content hash has no stored vector are embedded. Deleted files lose
-/// their rows. Progress is published in `progress`.
+/// their rows. Progress is published in `progress`. At `nice` > 0
+/// (`serve`'s background and tool-started syncs: `embedding_nice`) the
+/// chunking and the embedding run on threads of that lowered priority
+/// ([`crate::embed::run_niced`]); the CLI's `index` passes 0.
 ///
 /// # Errors
 /// Store, embedding or state-file failures. Work committed before the error
@@ -384,6 +387,7 @@ pub async fn sync(
     store: &Store,
     embedder: &Arc<dyn Embedder>,
     force: bool,
+    nice: i32,
     progress: &Progress,
 ) -> Result<SyncReport, IndexError> {
     if progress.running.swap(true, Ordering::SeqCst) {
@@ -400,7 +404,7 @@ pub async fn sync(
             return Err(e);
         }
     };
-    let result = run_sync(repo, config, store, embedder, force, progress).await;
+    let result = run_sync(repo, config, store, embedder, force, nice, progress).await;
     drop(lock);
     progress.running.store(false, Ordering::SeqCst);
     result
@@ -432,6 +436,7 @@ async fn run_sync(
     store: &Store,
     embedder: &Arc<dyn Embedder>,
     force: bool,
+    nice: i32,
     progress: &Progress,
 ) -> Result<SyncReport, IndexError> {
     let started = Instant::now();
@@ -499,14 +504,14 @@ async fn run_sync(
         let owned = batch.to_vec();
         let config2 = config.clone();
         // Reading, hashing, parsing and chunking are CPU-bound.
-        let prepared = tokio::task::spawn_blocking(move || {
+        let prepared = crate::embed::run_niced(nice, move || {
             owned
                 .iter()
                 .map(|c| (c.rel.clone(), c.size, c.mtime_ns, prepare(c, &config2)))
                 .collect::<Vec<_>>()
         })
         .await
-        .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))?;
+        .map_err(|e| IndexError::Embed(EmbedError::Inference(e)))?;
 
         let previously: HashSet<String> = batch
             .iter()
@@ -515,7 +520,7 @@ async fn run_sync(
             .collect();
         let (ready, gone) = admit(prepared, &mut state, &mut total_chunks, config, &mut report);
 
-        let vectors = vectors_for(&ready, store, embedder, &mut report).await?;
+        let vectors = vectors_for(&ready, store, embedder, nice, &mut report).await?;
 
         store_batch(store, &ready, &gone, &previously, &vectors).await?;
         for p in ready {
@@ -533,7 +538,7 @@ async fn run_sync(
     }
     let changed = report.added + report.modified + report.deleted > 0;
     if changed || state.vocabulary_words == 0 {
-        update_vocabulary(store, embedder, &mut report).await?;
+        update_vocabulary(store, embedder, nice, &mut report).await?;
         state.vocabulary_words = report.vocabulary_words;
     } else {
         report.vocabulary_words = state.vocabulary_words;
@@ -688,6 +693,7 @@ async fn vectors_for(
     ready: &[Prepared],
     store: &Store,
     embedder: &Arc<dyn Embedder>,
+    nice: i32,
     report: &mut SyncReport,
 ) -> Result<HashMap<String, Vec<f32>>, IndexError> {
     let hashes: Vec<String> = ready
@@ -714,10 +720,11 @@ async fn vectors_for(
     if !missing.is_empty() {
         let texts: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
         let emb = Arc::clone(embedder);
-        // ONNX Runtime inference is CPU-bound and blocking.
-        let new = tokio::task::spawn_blocking(move || emb.embed_passages(&texts))
+        // ONNX Runtime inference is CPU-bound and blocking; the calling
+        // thread is one of its intra-op workers, so it runs at `nice` too.
+        let new = crate::embed::run_niced(nice, move || emb.embed_passages(&texts))
             .await
-            .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))??;
+            .map_err(|e| IndexError::Embed(EmbedError::Inference(e)))??;
         for ((h, _), v) in missing.into_iter().zip(new) {
             vectors.insert(h, v);
         }
@@ -790,6 +797,7 @@ async fn store_batch(
 async fn update_vocabulary(
     store: &Store,
     embedder: &Arc<dyn Embedder>,
+    nice: i32,
     report: &mut SyncReport,
 ) -> Result<(), IndexError> {
     let started = Instant::now();
@@ -811,9 +819,9 @@ async fn update_vocabulary(
         let texts: Vec<String> = part.iter().map(|(w, _)| w.clone()).collect();
         let emb = Arc::clone(embedder);
         // ONNX Runtime inference is CPU-bound and blocking.
-        let vectors = tokio::task::spawn_blocking(move || emb.embed_queries(&texts))
+        let vectors = crate::embed::run_niced(nice, move || emb.embed_queries(&texts))
             .await
-            .map_err(|e| IndexError::Embed(EmbedError::Inference(e.to_string())))??;
+            .map_err(|e| IndexError::Embed(EmbedError::Inference(e)))??;
         add.extend(
             part.iter()
                 .zip(vectors)

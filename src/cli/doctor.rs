@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use code_intel::config::Config;
 use code_intel::embed::{self, E5_DIM};
 use code_intel::index::{self, SyncState};
+use code_intel::model;
 use code_intel::repo::Repo;
 use code_intel::store::Store;
 
@@ -181,6 +182,16 @@ fn runtime_check(config: &Config) -> Check {
                 r.version.as_deref().unwrap_or("unknown")
             ),
         ),
+        // Not broken while the first index or serve can download it.
+        Err(e) if code_intel::runtime::supported() && !model::offline() => check(
+            "onnx_runtime",
+            true,
+            format!(
+                "not found ({e}); the first index or serve downloads ONNX Runtime {} from PyPI into {} (`code-intel model pull` does it now)",
+                code_intel::runtime::ORT_VERSION,
+                code_intel::runtime::runtime_dir().display()
+            ),
+        ),
         Err(e) => check("onnx_runtime", false, e.to_string()),
     }
 }
@@ -199,26 +210,26 @@ fn model_check(config: &Config) -> Check {
                 dir.display()
             ),
         ),
-        None if embed::model_present(config) => {
-            let dir = config.resolved_model_cache_dir();
-            check(
-                "model",
-                true,
-                format!(
-                    "{} in {} ({} MB)",
-                    config.embedding_model,
-                    dir.display(),
-                    mb(&dir)
-                ),
-            )
-        }
+        None if embed::model_present(config) => check(
+            "model",
+            true,
+            format!(
+                "{} in {} ({} MB)",
+                config.embedding_model,
+                model::hub_cache_dir(config).display(),
+                model::cached_bytes(config) / 1_000_000
+            ),
+        ),
         None => check(
             "model",
             true,
             format!(
-                "not downloaded yet: fastembed fetches {} (~470 MB) into {} on first use; offline, set model_dir",
+                "not downloaded yet ({} of {} files missing): `code-intel model pull` fetches {} (~470 MB) into {} from {} (the first index or serve does it too); offline, set model_dir",
+                model::missing_files(config).len(),
+                model::MODEL_REPO_FILES.len(),
                 config.embedding_model,
-                config.resolved_model_cache_dir().display()
+                model::hub_cache_dir(config).display(),
+                model::endpoint()
             ),
         ),
     }

@@ -43,7 +43,7 @@ pub async fn index_cmd(path: &Path, force: bool, json: bool) -> Result<()> {
             }
         })
     };
-    let report = index::sync(&repo, &config, &store, &embedder, force, &progress).await;
+    let report = index::sync(&repo, &config, &store, &embedder, force, 0, &progress).await;
     watcher.abort();
     bar.finish_and_clear();
     let report = report?;

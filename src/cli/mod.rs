@@ -9,6 +9,7 @@ mod hook;
 mod index;
 mod init;
 mod insights;
+mod model;
 mod search;
 mod serve;
 mod status;
@@ -145,6 +146,11 @@ pub enum Command {
         #[arg(long, default_value_t = 50)]
         limit: usize,
     },
+    /// The embedding model's files.
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
     /// Files, chunks, last sync, model and ONNX Runtime state.
     Status {
         #[arg(long, default_value = ".")]
@@ -159,6 +165,22 @@ pub enum HookEvent {
     /// Claude Code PreToolUse: denies Edit/Write/MultiEdit/NotebookEdit that
     /// the active code-intel session may not make; allows everything else.
     PreToolUse,
+}
+
+#[derive(Subcommand)]
+pub enum ModelAction {
+    /// Download ONNX Runtime (when none is found) and the default model ahead
+    /// of their first use (HF_ENDPOINT, HF_HOME, HF_TOKEN and HTTPS_PROXY are
+    /// honoured; an interrupted model download resumes). No model download
+    /// when `model_dir` is set.
+    Pull {
+        /// Repository whose config names the model cache (default: current directory).
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Print the outcome as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -182,6 +204,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             collection,
             json,
         } => ok(search::search_cmd(&repo, &query, limit, collection, json).await),
+        Command::Model {
+            action: ModelAction::Pull { repo, json },
+        } => ok(model::pull_cmd(&repo, json).await),
         Command::Status { repo, json } => ok(status::status_cmd(&repo, json).await),
         Command::Insights { repo, json } => ok(insights::insights_cmd(&repo, json)),
         Command::Init {

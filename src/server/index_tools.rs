@@ -417,6 +417,7 @@ impl CodeIntel {
             &store,
             &embedder,
             p.force,
+            shared.config.embedding_nice,
             &shared.progress,
         )
         .await

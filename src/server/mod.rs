@@ -134,19 +134,13 @@ impl CodeIntel {
             // intra-op threads inherit (`embedding_nice`), so background
             // syncs yield to the user's compiler; the runtime's threads keep
             // theirs.
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            let spawned = std::thread::Builder::new()
-                .name("model-loader".into())
-                .spawn(move || {
-                    crate::embed::lower_thread_priority(config.embedding_nice);
-                    let _ = tx.send(FastEmbedder::load(&config));
-                });
-            let state = match (spawned, rx.await) {
-                (Ok(_), Ok(Ok(m))) => ModelState::Ready(Arc::new(m)),
-                (Ok(_), Ok(Err(e))) => ModelState::Failed(e.to_string()),
-                (Err(e), _) => ModelState::Failed(format!("cannot start the model loader: {e}")),
-                (Ok(_), Err(_)) => ModelState::Failed("model loader crashed".into()),
-            };
+            let nice = config.embedding_nice;
+            let state =
+                match crate::embed::run_niced(nice, move || FastEmbedder::load(&config)).await {
+                    Ok(Ok(m)) => ModelState::Ready(Arc::new(m)),
+                    Ok(Err(e)) => ModelState::Failed(e.to_string()),
+                    Err(e) => ModelState::Failed(format!("model loader: {e}")),
+                };
             if let ModelState::Failed(msg) = &state {
                 tracing::warn!("semantic search unavailable: {msg}");
             } else {
@@ -167,6 +161,7 @@ impl CodeIntel {
                         &store,
                         &embedder,
                         false,
+                        shared.config.embedding_nice,
                         &shared.progress,
                     )
                     .await

@@ -1,0 +1,181 @@
+"""A Hugging Face Hub mirror on 127.0.0.1 for the model-download tests:
+serves a model directory (the test model from ../shared/tools/test-models)
+in the Hub's layout, `/<repo>/resolve/<revision>/<file>`, the way hf-hub
+talks to the Hub: range requests answered 206 with `Content-Range`, the
+commit in `X-Repo-Commit`, and the checksum in the ETag (`X-Linked-Etag` =
+SHA-256 for `onnx/` files, as the Hub does for LFS files; the git blob
+SHA-1 for the small JSON files).
+
+Faults, set on the server object between requests:
+- `stall_after[file] = n`: the next full transfer of `file` sends `n`
+  bytes, then hangs (a test kills the client meanwhile);
+- `corrupt[file] = True`: every transfer of `file` flips one byte while the
+  ETag still names the true checksum.
+
+`requests` records (method, file, Range header, bytes sent) per request.
+"""
+
+import hashlib
+import os
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+REPO = "intfloat/multilingual-e5-small"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+# The Hub's layout: tokenizer files at the top, the ONNX export in onnx/.
+FILES = {
+    "config.json": "config.json",
+    "special_tokens_map.json": "special_tokens_map.json",
+    "tokenizer_config.json": "tokenizer_config.json",
+    "tokenizer.json": "tokenizer.json",
+    "onnx/model.onnx": "model.onnx",
+}
+CORRUPT_OFFSET = 1000
+
+
+def _digests(path: Path):
+    sha256 = hashlib.sha256()
+    size = path.stat().st_size
+    sha1 = hashlib.sha1(f"blob {size}\0".encode())
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            sha256.update(block)
+            sha1.update(block)
+    return size, sha256.hexdigest(), sha1.hexdigest()
+
+
+class HubMirror:
+    def __init__(self, model_dir: Path):
+        self.files = {}
+        for name, local in FILES.items():
+            path = Path(model_dir) / local
+            size, sha256, sha1 = _digests(path)
+            self.files[name] = {"path": path, "size": size, "sha256": sha256, "sha1": sha1}
+        self.stall_after = {}
+        self.corrupt = {}
+        self.requests = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _handler(self):
+        mirror = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                prefix = f"/{REPO}/resolve/main/"
+                name = self.path[len(prefix):] if self.path.startswith(prefix) else None
+                info = mirror.files.get(name)
+                rng = self.headers.get("Range")
+                record = {"method": "GET", "file": name, "range": rng, "sent": 0}
+                mirror.requests.append(record)
+                if info is None:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                size = info["size"]
+                start, end = 0, size - 1
+                if rng and rng.startswith("bytes="):
+                    a, _, b = rng[len("bytes="):].partition("-")
+                    start = int(a)
+                    end = int(b) if b else size - 1
+                if start >= size:
+                    self.send_response(416)
+                    self.send_header("Content-Range", f"bytes */{size}")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                lfs = name.startswith("onnx/")
+                self.send_response(206 if rng else 200)
+                self.send_header("Content-Length", str(end - start + 1))
+                self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+                self.send_header("X-Repo-Commit", COMMIT)
+                if lfs:
+                    self.send_header("X-Linked-Etag", f'"{info["sha256"]}"')
+                    self.send_header("X-Linked-Size", str(size))
+                self.send_header("ETag", f'"{info["sha1"]}"')
+                self.end_headers()
+                stall = None
+                if end - start > 0 and name in mirror.stall_after:
+                    stall = mirror.stall_after.pop(name)
+                with info["path"].open("rb") as f:
+                    f.seek(start)
+                    pos = start
+                    while pos <= end:
+                        block = f.read(min(1 << 20, end - pos + 1))
+                        if not block:
+                            break
+                        if mirror.corrupt.get(name) and pos <= CORRUPT_OFFSET < pos + len(block):
+                            i = CORRUPT_OFFSET - pos
+                            block = block[:i] + bytes([block[i] ^ 0xFF]) + block[i + 1:]
+                        if stall is not None and record["sent"] + len(block) > stall:
+                            block = block[: max(0, stall - record["sent"])]
+                            self.wfile.write(block)
+                            record["sent"] += len(block)
+                            self.wfile.flush()
+                            time.sleep(300)
+                            return
+                        try:
+                            self.wfile.write(block)
+                        except (BrokenPipeError, ConnectionResetError):
+                            return
+                        record["sent"] += len(block)
+                        pos += len(block)
+
+        return Handler
+
+
+def mirror_env(base: dict, mirror: HubMirror, **extra) -> dict:
+    """An environment that downloads from `mirror` into a fresh cache: no
+    model_dir, no offline switch, no proxy for 127.0.0.1."""
+    env = dict(base)
+    for key in ("CODE_INTEL_MODEL_DIR", "CODE_INTEL_MODEL_CACHE", "HF_HOME", "HF_HUB_OFFLINE"):
+        env.pop(key, None)
+    env["HF_ENDPOINT"] = mirror.url
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+    env.update(extra)
+    return env
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def model_dir_from_env() -> Path | None:
+    d = os.environ.get("CODE_INTEL_MODEL_DIR")
+    return Path(d) if d and (Path(d) / "model.onnx").is_file() else None
+
+
+if __name__ == "__main__":
+    # python3 tests/e2e/hub_mirror.py MODEL_DIR: serve it until interrupted
+    # (e.g. HF_ENDPOINT=<printed url> code-intel model pull).
+    import sys
+
+    with HubMirror(Path(sys.argv[1])) as m:
+        print(m.url, flush=True)
+        try:
+            m.thread.join()
+        except KeyboardInterrupt:
+            pass

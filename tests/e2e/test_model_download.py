@@ -1,0 +1,233 @@
+"""End-to-end: the model on first use. A Hub mirror on 127.0.0.1
+(hub_mirror.py) serves the test model that ../shared/tools/test-models
+builds, in the Hugging Face layout; the real binary downloads it through
+HF_ENDPOINT into a fresh cache, resumes a download that was killed, and
+refuses a corrupted file."""
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import ASSETS, BIN, make_repo
+from hub_mirror import HubMirror, mirror_env, sha256_of
+
+MODEL_DIR = Path(ASSETS) / "models" / "multilingual-e5-small"
+REPO_CACHE = "models--intfloat--multilingual-e5-small"
+
+
+def run(args, env, check=True, timeout=900):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env, timeout=timeout)
+    if check:
+        assert p.returncode == 0, f"{args}: {p.stderr}"
+    return p
+
+
+def model_check(repo, env):
+    out = json.loads(run(["doctor", "--repo", str(repo), "--json"], env, check=False).stdout)
+    return next(c for c in out["checks"] if c["check"] == "model")
+
+
+def onnx_requests(mirror):
+    return [r for r in mirror.requests if r["file"] == "onnx/model.onnx" and r["range"] != "bytes=0-0"]
+
+
+def test_first_index_downloads_the_model_from_the_mirror(tmp_path):
+    assert (MODEL_DIR / "model.onnx").is_file(), f"test model missing: {MODEL_DIR}"
+    repo = make_repo(tmp_path)
+    cache = tmp_path / "cache"
+    with HubMirror(MODEL_DIR) as mirror:
+        env = mirror_env(os.environ, mirror, CODE_INTEL_MODEL_CACHE=str(cache))
+        before = model_check(repo, env)
+        assert before["ok"] and "not downloaded yet (5 of 5 files missing)" in before["message"], before
+        assert mirror.url in before["message"]
+
+        # No `model pull` first: the first index downloads what it needs.
+        p = run(["index", str(repo), "--json"], env)
+        size = (MODEL_DIR / "model.onnx").stat().st_size
+        total_mb = -(-sum(f["size"] for f in mirror.files.values()) // 1_000_000)
+        assert f"downloading intfloat/multilingual-e5-small ({total_mb} MB) to {cache} from {mirror.url}" in p.stderr, p.stderr
+        assert json.loads(p.stdout)["chunks_embedded"] > 20
+        blob = cache / REPO_CACHE / "snapshots" / "0123456789abcdef0123456789abcdef01234567" / "onnx" / "model.onnx"
+        assert blob.is_file() and blob.stat().st_size == size
+        assert sha256_of(blob) == mirror.files["onnx/model.onnx"]["sha256"]
+        assert (cache / REPO_CACHE / "refs" / "main").read_text() == "0123456789abcdef0123456789abcdef01234567"
+        after = model_check(repo, env)
+        assert after["ok"] and str(cache) in after["message"] and "MB)" in after["message"], after
+
+        # The downloaded model answers searches; nothing is fetched again.
+        served = len(mirror.requests)
+        res = json.loads(run(["search", "ログイン時にパスワードを検証する", "--repo", str(repo), "-n", "3", "--json"], env).stdout)
+        assert res["results"][0]["name"] == "authenticate"
+        again = run(["model", "pull", "--repo", str(repo)], env)
+        assert "is present in" in again.stdout
+        assert len(mirror.requests) == served
+
+
+def test_killed_download_resumes_and_corrupt_file_is_refused(tmp_path):
+    repo = make_repo(tmp_path)
+    home = tmp_path / "hf-home"
+    with HubMirror(MODEL_DIR) as mirror:
+        # HF_HOME names the cache (as for fastembed) when set.
+        env = mirror_env(os.environ, mirror, HF_HOME=str(home))
+        size = mirror.files["onnx/model.onnx"]["size"]
+        cut = 64 * 1024 * 1024
+        mirror.stall_after["onnx/model.onnx"] = cut
+        proc = subprocess.Popen([BIN, "model", "pull", "--repo", str(repo)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        part = None
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            parts = list((home / REPO_CACHE / "blobs").glob("*.part")) if (home / REPO_CACHE / "blobs").is_dir() else []
+            if parts and parts[0].stat().st_size >= cut:
+                part = parts[0]
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.2)
+        assert part is not None, "the download never reached the stall point"
+        proc.kill()
+        proc.wait()
+        kept = part.stat().st_size
+        assert kept == cut
+        assert model_check(repo, env)["message"].startswith("not downloaded yet (1 of 5"), model_check(repo, env)
+
+        p = run(["model", "pull", "--repo", str(repo), "--json"], env)
+        pulled = json.loads(p.stdout)
+        assert pulled["downloaded"] == ["onnx/model.onnx"] and pulled["cache"] == str(home)
+        resumed = onnx_requests(mirror)[-1]
+        assert resumed["range"] == f"bytes={cut}-", mirror.requests
+        assert resumed["sent"] == size - cut
+        assert not part.exists()
+        pointer = home / REPO_CACHE / "snapshots" / "0123456789abcdef0123456789abcdef01234567" / "onnx" / "model.onnx"
+        assert sha256_of(pointer) == mirror.files["onnx/model.onnx"]["sha256"]
+        assert model_check(repo, env)["message"].startswith("intfloat/multilingual-e5-small in ")
+
+        # A mirror that serves a damaged file: refused, removed, not loaded.
+        bad_home = tmp_path / "hf-home-bad"
+        bad_env = mirror_env(os.environ, mirror, HF_HOME=str(bad_home))
+        mirror.corrupt["onnx/model.onnx"] = True
+        bad = run(["model", "pull", "--repo", str(repo)], bad_env, check=False)
+        assert bad.returncode == 1
+        assert "onnx/model.onnx of intfloat/multilingual-e5-small" in bad.stderr and "is corrupt: sha256 " in bad.stderr, bad.stderr
+        assert "the file was removed; run `code-intel model pull` again" in bad.stderr
+        assert not list((bad_home / REPO_CACHE / "blobs").glob(mirror.files["onnx/model.onnx"]["sha256"] + "*"))
+        assert model_check(repo, bad_env)["message"].startswith("not downloaded yet (1 of 5"), model_check(repo, bad_env)
+        # index does not embed with it either: the same refusal, exit 1.
+        refused = run(["index", str(repo)], bad_env, check=False)
+        assert refused.returncode == 1 and "is corrupt" in refused.stderr, refused.stderr
+
+        # Offline with files missing: a clear error, no request.
+        served = len(mirror.requests)
+        offline = run(["model", "pull", "--repo", str(repo)], dict(bad_env, HF_HUB_OFFLINE="1"), check=False)
+        assert offline.returncode == 1 and "downloads are off (HF_HUB_OFFLINE" in offline.stderr, offline.stderr
+        assert len(mirror.requests) == served
+
+
+class PypiMirror:
+    """PyPI's JSON API for onnxruntime 1.31.1 on 127.0.0.1, with one
+    manylinux x86_64 wheel holding the ONNX Runtime library the tests use
+    (ORT_DYLIB_PATH). `bad_digest` makes the index announce a wrong SHA-256."""
+
+    def __init__(self, library: Path, tmp: Path):
+        import hashlib
+        import zipfile
+
+        self.name = "onnxruntime-1.31.1-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"
+        wheel = tmp / self.name
+        with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("onnxruntime/__init__.py", "")
+            z.write(library, "onnxruntime/capi/libonnxruntime.so.1.31.1")
+        self.wheel = wheel.read_bytes()
+        self.sha256 = hashlib.sha256(self.wheel).hexdigest()
+        self.bad_digest = False
+        self.requests = []
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+
+        mirror = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                mirror.requests.append(self.path)
+                if self.path == "/pypi/onnxruntime/1.31.1/json":
+                    digest = "0" * 64 if mirror.bad_digest else mirror.sha256
+                    body = json.dumps({"urls": [
+                        {"filename": "onnxruntime-1.31.1-cp312-cp312-win_amd64.whl",
+                         "url": f"{mirror.url}/files/missing.whl", "digests": {"sha256": "1" * 64}},
+                        {"filename": mirror.name, "url": f"{mirror.url}/files/{mirror.name}",
+                         "digests": {"sha256": digest}},
+                    ]}).encode()
+                elif self.path == f"/files/{mirror.name}":
+                    body = mirror.wheel
+                else:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_missing_onnx_runtime_is_downloaded_from_pypi(tmp_path):
+    import platform
+
+    assert platform.system() == "Linux" and platform.machine() == "x86_64", "the fake wheel is manylinux x86_64"
+    library = Path(os.environ["ORT_DYLIB_PATH"])
+    repo = make_repo(tmp_path)
+    cache = tmp_path / "xdg-cache"
+    empty_path = tmp_path / "no-python"  # no python3: no pip-installed onnxruntime
+    empty_path.mkdir()
+    mirror = PypiMirror(library, tmp_path)
+    try:
+        env = dict(os.environ)
+        env.pop("ORT_DYLIB_PATH", None)
+        env.update(XDG_CACHE_HOME=str(cache), CODE_INTEL_PYPI_URL=mirror.url, PATH=str(empty_path),
+                   CODE_INTEL_MODEL_DIR=str(MODEL_DIR), NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
+        runtime_dir = cache / "code-intel" / "onnxruntime" / "1.31.1"
+        doctor = json.loads(run(["doctor", "--repo", str(repo), "--json"], env, check=False).stdout)
+        rt = next(c for c in doctor["checks"] if c["check"] == "onnx_runtime")
+        assert rt["ok"] and "the first index or serve downloads ONNX Runtime 1.31.1 from PyPI" in rt["message"], rt
+
+        mirror.bad_digest = True
+        bad = run(["model", "pull", "--repo", str(repo)], env, check=False)
+        assert bad.returncode == 1 and f"{mirror.name} from {mirror.url}/files/{mirror.name} is corrupt: sha256 {mirror.sha256}" in bad.stderr, bad.stderr
+        assert "nothing was installed" in bad.stderr
+        assert not runtime_dir.exists() or not list(runtime_dir.iterdir()), list(runtime_dir.iterdir())
+
+        mirror.bad_digest = False
+        p = run(["index", str(repo), "--json"], env)
+        mb = -(-len(mirror.wheel) // 1_000_000)
+        assert f"downloading ONNX Runtime 1.31.1 ({mb} MB) to {runtime_dir} from {mirror.url}/files/{mirror.name}" in p.stderr, p.stderr
+        assert json.loads(p.stdout)["chunks_embedded"] > 20
+        lib = runtime_dir / "libonnxruntime.so.1.31.1"
+        assert lib.read_bytes() == library.read_bytes()
+        assert sorted(x.name for x in runtime_dir.iterdir()) == ["libonnxruntime.so.1.31.1"]
+
+        served = len(mirror.requests)
+        doctor = json.loads(run(["doctor", "--repo", str(repo), "--json"], env, check=False).stdout)
+        rt = next(c for c in doctor["checks"] if c["check"] == "onnx_runtime")
+        assert rt["ok"] and rt["message"].startswith(f"{lib} (version 1.31.1)"), rt
+        run(["search", "download an invoice", "--repo", str(repo), "-n", "1"], env)
+        assert len(mirror.requests) == served
+
+        # Offline: no request, a clear error.
+        offline = dict(env, XDG_CACHE_HOME=str(tmp_path / "other-cache"), CODE_INTEL_OFFLINE="1")
+        refused = run(["index", str(repo)], offline, check=False)
+        assert refused.returncode == 1 and "ONNX Runtime library not found" in refused.stderr, refused.stderr
+        assert len(mirror.requests) == served
+    finally:
+        mirror.close()
