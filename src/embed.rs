@@ -123,15 +123,26 @@ pub fn find_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
     })
 }
 
-/// [`find_runtime`], else (unless offline: [`crate::model::offline`]) the
-/// library [`crate::runtime::pull`] downloads.
+/// True when the user named a library (`ORT_DYLIB_PATH` or
+/// `ort_dylib_path`): one that is missing is then an error to fix, not a
+/// reason to download another.
+pub fn runtime_named(config: &Config) -> bool {
+    std::env::var_os("ORT_DYLIB_PATH").is_some_and(|p| !p.is_empty())
+        || config.ort_dylib_path.is_some()
+}
+
+/// [`find_runtime`], else (unless offline: [`crate::model::offline`], or a
+/// library was named: [`runtime_named`]) the library
+/// [`crate::runtime::pull`] downloads.
 ///
 /// # Errors
 /// [`EmbedError::RuntimeMissing`] offline, [`EmbedError::RuntimeDownload`]
 /// when the download fails.
 pub fn find_or_download_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
     match find_runtime(config) {
-        Err(EmbedError::RuntimeMissing { tried }) if !crate::model::offline() => {
+        Err(EmbedError::RuntimeMissing { tried })
+            if !crate::model::offline() && !runtime_named(config) =>
+        {
             crate::runtime::pull()
                 .map(runtime_info)
                 .map_err(|e| EmbedError::RuntimeDownload {

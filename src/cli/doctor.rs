@@ -183,15 +183,21 @@ fn runtime_check(config: &Config) -> Check {
             ),
         ),
         // Not broken while the first index or serve can download it.
-        Err(e) if code_intel::runtime::supported() && !model::offline() => check(
-            "onnx_runtime",
-            true,
-            format!(
-                "not found ({e}); the first index or serve downloads ONNX Runtime {} from PyPI into {} (`code-intel model pull` does it now)",
-                code_intel::runtime::ORT_VERSION,
-                code_intel::runtime::runtime_dir().display()
-            ),
-        ),
+        Err(e)
+            if code_intel::runtime::supported()
+                && !model::offline()
+                && !embed::runtime_named(config) =>
+        {
+            check(
+                "onnx_runtime",
+                true,
+                format!(
+                    "not found ({e}); the first index or serve downloads ONNX Runtime {} from PyPI into {} (`code-intel model pull` does it now)",
+                    code_intel::runtime::ORT_VERSION,
+                    code_intel::runtime::runtime_dir().display()
+                ),
+            )
+        }
         Err(e) => check("onnx_runtime", false, e.to_string()),
     }
 }
