@@ -123,16 +123,17 @@ pub fn find_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
     })
 }
 
-/// True when the user named a library (`ORT_DYLIB_PATH` or
-/// `ort_dylib_path`): one that is missing is then an error to fix, not a
-/// reason to download another.
-pub fn runtime_named(config: &Config) -> bool {
-    std::env::var_os("ORT_DYLIB_PATH").is_some_and(|p| !p.is_empty())
-        || config.ort_dylib_path.is_some()
+/// True when a missing ONNX Runtime may be downloaded: downloads are on
+/// ([`crate::model::offline`]) and the user named no library
+/// (`ORT_DYLIB_PATH` or `ort_dylib_path`: one that is missing is an error to
+/// fix, not a reason to download another).
+pub fn may_download_runtime(config: &Config) -> bool {
+    let named = std::env::var_os("ORT_DYLIB_PATH").is_some_and(|p| !p.is_empty())
+        || config.ort_dylib_path.is_some();
+    !named && !crate::model::offline()
 }
 
-/// [`find_runtime`], else (unless offline: [`crate::model::offline`], or a
-/// library was named: [`runtime_named`]) the library
+/// [`find_runtime`], else (when [`may_download_runtime`]) the library
 /// [`crate::runtime::pull`] downloads.
 ///
 /// # Errors
@@ -140,9 +141,7 @@ pub fn runtime_named(config: &Config) -> bool {
 /// when the download fails.
 pub fn find_or_download_runtime(config: &Config) -> Result<RuntimeInfo, EmbedError> {
     match find_runtime(config) {
-        Err(EmbedError::RuntimeMissing { tried })
-            if !crate::model::offline() && !runtime_named(config) =>
-        {
+        Err(EmbedError::RuntimeMissing { tried }) if may_download_runtime(config) => {
             crate::runtime::pull()
                 .map(runtime_info)
                 .map_err(|e| EmbedError::RuntimeDownload {
@@ -234,7 +233,7 @@ fn runtime_info(path: PathBuf) -> RuntimeInfo {
 /// it, so calling this before the model is loaded lowers ONNX Runtime's
 /// intra-op pool too. A failure is logged, not returned: priority is a
 /// courtesy to the user's other work, not a requirement. No-op off Unix.
-pub fn lower_thread_priority(nice: i32) {
+fn lower_thread_priority(nice: i32) {
     #[cfg(unix)]
     if nice > 0
         && let Err(e) = rustix::process::setpriority_process(None, nice)
@@ -397,9 +396,14 @@ impl FastEmbedder {
                         // is presented to fastembed as a Hugging Face cache of
                         // symlinks when possible.
                         // fastembed reads HF_HOME instead of the cache dir
-                        // it is given, so the linked cache only works without it.
-                        let hf_home = std::env::var_os("HF_HOME").is_some_and(|v| !v.is_empty());
-                        if let Some(linked) = linked_cache(dir, &cache).filter(|_| !hf_home) {
+                        // it is given, so the linked cache only works (and is
+                        // only built) without it.
+                        let linked = if crate::model::hf_home().is_none() {
+                            linked_cache(dir, &cache)
+                        } else {
+                            None
+                        };
+                        if let Some(linked) = linked {
                             match named(linked) {
                                 Ok(m) => return Ok((m, id)),
                                 Err(e) => tracing::debug!("linked model cache failed: {e}"),

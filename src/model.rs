@@ -71,10 +71,15 @@ pub enum ModelError {
 /// fastembed 7.5's `pull_from_hf` applies: the directory itself, no `hub/`
 /// below it), else [`Config::resolved_model_cache_dir`].
 pub fn hub_cache_dir(config: &Config) -> PathBuf {
-    match std::env::var_os("HF_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => config.resolved_model_cache_dir(),
-    }
+    hf_home().unwrap_or_else(|| config.resolved_model_cache_dir())
+}
+
+/// `HF_HOME` when set and not empty: fastembed then loads from it whatever
+/// cache directory it is given.
+pub fn hf_home() -> Option<PathBuf> {
+    std::env::var_os("HF_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 /// True when downloads are off: `HF_HUB_OFFLINE` or `CODE_INTEL_OFFLINE`

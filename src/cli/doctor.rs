@@ -183,21 +183,15 @@ fn runtime_check(config: &Config) -> Check {
             ),
         ),
         // Not broken while the first index or serve can download it.
-        Err(e)
-            if code_intel::runtime::supported()
-                && !model::offline()
-                && !embed::runtime_named(config) =>
-        {
-            check(
-                "onnx_runtime",
-                true,
-                format!(
-                    "not found ({e}); the first index or serve downloads ONNX Runtime {} from PyPI into {} (`code-intel model pull` does it now)",
-                    code_intel::runtime::ORT_VERSION,
-                    code_intel::runtime::runtime_dir().display()
-                ),
-            )
-        }
+        Err(e) if code_intel::runtime::supported() && embed::may_download_runtime(config) => check(
+            "onnx_runtime",
+            true,
+            format!(
+                "not found ({e}); the first index or serve downloads ONNX Runtime {} from PyPI into {} (`code-intel model pull` does it now)",
+                code_intel::runtime::ORT_VERSION,
+                code_intel::runtime::runtime_dir().display()
+            ),
+        ),
         Err(e) => check("onnx_runtime", false, e.to_string()),
     }
 }
@@ -216,28 +210,26 @@ fn model_check(config: &Config) -> Check {
                 dir.display()
             ),
         ),
-        None if embed::model_present(config) => check(
-            "model",
-            true,
-            format!(
-                "{} in {} ({} MB)",
-                config.embedding_model,
-                model::hub_cache_dir(config).display(),
-                model::cached_bytes(config) / 1_000_000
-            ),
-        ),
-        None => check(
-            "model",
-            true,
-            format!(
-                "not downloaded yet ({} of {} files missing): `code-intel model pull` fetches {} (~470 MB) into {} from {} (the first index or serve does it too); offline, set model_dir",
-                model::missing_files(config).len(),
-                model::MODEL_REPO_FILES.len(),
-                config.embedding_model,
-                model::hub_cache_dir(config).display(),
-                model::endpoint()
-            ),
-        ),
+        None => {
+            let missing = model::missing_files(config).len();
+            let message = if missing == 0 {
+                format!(
+                    "{} in {} ({} MB)",
+                    config.embedding_model,
+                    model::hub_cache_dir(config).display(),
+                    model::cached_bytes(config) / 1_000_000
+                )
+            } else {
+                format!(
+                    "not downloaded yet ({missing} of {} files missing): `code-intel model pull` fetches {} (~470 MB) into {} from {} (the first index or serve does it too); offline, set model_dir",
+                    model::MODEL_REPO_FILES.len(),
+                    config.embedding_model,
+                    model::hub_cache_dir(config).display(),
+                    model::endpoint()
+                )
+            };
+            check("model", true, message)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-"""A Hugging Face Hub mirror on 127.0.0.1 for the model-download tests:
+"""Local mirrors for the download tests. A Hugging Face Hub mirror on
+127.0.0.1 for the model:
 serves a model directory (the test model from ../shared/tools/test-models)
 in the Hub's layout, `/<repo>/resolve/<revision>/<file>`, the way hf-hub
 talks to the Hub: range requests answered 206 with `Content-Range`, the
@@ -16,9 +17,10 @@ Faults, set on the server object between requests:
 """
 
 import hashlib
-import os
+import json
 import threading
 import time
+import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -46,15 +48,11 @@ def _digests(path: Path):
     return size, sha256.hexdigest(), sha1.hexdigest()
 
 
-class HubMirror:
-    def __init__(self, model_dir: Path):
-        self.files = {}
-        for name, local in FILES.items():
-            path = Path(model_dir) / local
-            size, sha256, sha1 = _digests(path)
-            self.files[name] = {"path": path, "size": size, "sha256": sha256, "sha1": sha1}
-        self.stall_after = {}
-        self.corrupt = {}
+class LocalServer:
+    """An HTTP server on 127.0.0.1 (a free port) serving `self._handler()`
+    on a daemon thread while used as a context manager."""
+
+    def __init__(self):
         self.requests = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -71,6 +69,21 @@ class HubMirror:
     def __exit__(self, *exc):
         self.server.shutdown()
         self.server.server_close()
+
+    def _handler(self):
+        raise NotImplementedError
+
+
+class HubMirror(LocalServer):
+    def __init__(self, model_dir: Path):
+        self.files = {}
+        for name, local in FILES.items():
+            path = Path(model_dir) / local
+            size, sha256, sha1 = _digests(path)
+            self.files[name] = {"path": path, "size": size, "sha256": sha256, "sha1": sha1}
+        self.stall_after = {}
+        self.corrupt = {}
+        super().__init__()
 
     def _handler(self):
         mirror = self
@@ -143,6 +156,54 @@ class HubMirror:
         return Handler
 
 
+class PypiMirror(LocalServer):
+    """PyPI's JSON API for onnxruntime 1.31.1, with one manylinux x86_64
+    wheel holding `library` (built in `tmp`) and a Windows entry pointing
+    nowhere. `bad_digest` makes the index announce a wrong SHA-256."""
+
+    def __init__(self, library: Path, tmp: Path):
+        self.name = "onnxruntime-1.31.1-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"
+        wheel = tmp / self.name
+        with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("onnxruntime/__init__.py", "")
+            z.write(library, "onnxruntime/capi/libonnxruntime.so.1.31.1")
+        self.wheel = wheel.read_bytes()
+        self.sha256 = hashlib.sha256(self.wheel).hexdigest()
+        self.bad_digest = False
+        super().__init__()
+
+    def _handler(self):
+        mirror = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                mirror.requests.append(self.path)
+                if self.path == "/pypi/onnxruntime/1.31.1/json":
+                    digest = "0" * 64 if mirror.bad_digest else mirror.sha256
+                    body = json.dumps({"urls": [
+                        {"filename": "onnxruntime-1.31.1-cp312-cp312-win_amd64.whl",
+                         "url": f"{mirror.url}/files/missing.whl", "digests": {"sha256": "1" * 64}},
+                        {"filename": mirror.name, "url": f"{mirror.url}/files/{mirror.name}",
+                         "digests": {"sha256": digest}},
+                    ]}).encode()
+                elif self.path == f"/files/{mirror.name}":
+                    body = mirror.wheel
+                else:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        return Handler
+
+
 def mirror_env(base: dict, mirror: HubMirror, **extra) -> dict:
     """An environment that downloads from `mirror` into a fresh cache: no
     model_dir, no offline switch, no proxy for 127.0.0.1."""
@@ -161,11 +222,6 @@ def sha256_of(path: Path) -> str:
         while block := f.read(1 << 20):
             h.update(block)
     return h.hexdigest()
-
-
-def model_dir_from_env() -> Path | None:
-    d = os.environ.get("CODE_INTEL_MODEL_DIR")
-    return Path(d) if d and (Path(d) / "model.onnx").is_file() else None
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from conftest import ASSETS, BIN, make_repo
-from hub_mirror import HubMirror, mirror_env, sha256_of
+from hub_mirror import HubMirror, PypiMirror, mirror_env, sha256_of
 
 MODEL_DIR = Path(ASSETS) / "models" / "multilingual-e5-small"
 REPO_CACHE = "models--intfloat--multilingual-e5-small"
@@ -124,64 +124,6 @@ def test_killed_download_resumes_and_corrupt_file_is_refused(tmp_path):
         assert len(mirror.requests) == served
 
 
-class PypiMirror:
-    """PyPI's JSON API for onnxruntime 1.31.1 on 127.0.0.1, with one
-    manylinux x86_64 wheel holding the ONNX Runtime library the tests use
-    (ORT_DYLIB_PATH). `bad_digest` makes the index announce a wrong SHA-256."""
-
-    def __init__(self, library: Path, tmp: Path):
-        import hashlib
-        import zipfile
-
-        self.name = "onnxruntime-1.31.1-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"
-        wheel = tmp / self.name
-        with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("onnxruntime/__init__.py", "")
-            z.write(library, "onnxruntime/capi/libonnxruntime.so.1.31.1")
-        self.wheel = wheel.read_bytes()
-        self.sha256 = hashlib.sha256(self.wheel).hexdigest()
-        self.bad_digest = False
-        self.requests = []
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-        import threading
-
-        mirror = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                mirror.requests.append(self.path)
-                if self.path == "/pypi/onnxruntime/1.31.1/json":
-                    digest = "0" * 64 if mirror.bad_digest else mirror.sha256
-                    body = json.dumps({"urls": [
-                        {"filename": "onnxruntime-1.31.1-cp312-cp312-win_amd64.whl",
-                         "url": f"{mirror.url}/files/missing.whl", "digests": {"sha256": "1" * 64}},
-                        {"filename": mirror.name, "url": f"{mirror.url}/files/{mirror.name}",
-                         "digests": {"sha256": digest}},
-                    ]}).encode()
-                elif self.path == f"/files/{mirror.name}":
-                    body = mirror.wheel
-                else:
-                    self.send_response(404)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_missing_onnx_runtime_is_downloaded_from_pypi(tmp_path):
     import platform
 
@@ -191,8 +133,7 @@ def test_missing_onnx_runtime_is_downloaded_from_pypi(tmp_path):
     cache = tmp_path / "xdg-cache"
     empty_path = tmp_path / "no-python"  # no python3: no pip-installed onnxruntime
     empty_path.mkdir()
-    mirror = PypiMirror(library, tmp_path)
-    try:
+    with PypiMirror(library, tmp_path) as mirror:
         env = dict(os.environ)
         env.pop("ORT_DYLIB_PATH", None)
         env.update(XDG_CACHE_HOME=str(cache), CODE_INTEL_PYPI_URL=mirror.url, PATH=str(empty_path),
@@ -229,5 +170,3 @@ def test_missing_onnx_runtime_is_downloaded_from_pypi(tmp_path):
         refused = run(["index", str(repo)], offline, check=False)
         assert refused.returncode == 1 and "ONNX Runtime library not found" in refused.stderr, refused.stderr
         assert len(mirror.requests) == served
-    finally:
-        mirror.close()
