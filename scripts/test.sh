@@ -16,8 +16,11 @@ cargo test --locked
 VENV=${CODE_INTEL_TEST_VENV:-$HOME/.cache/code-intel/venv}
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 # tokenizers: replies and tools/list are measured in real tokens (XLM-R of e5).
-"$VENV/bin/python" -c 'import mcp, pytest, anyio, tokenizers' 2>/dev/null \
-  || "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio tokenizers==0.23.3
+# onnxruntime + numpy: the OpenAI-compatible embeddings server of the
+# endpoint tests; moto[server]: the S3 server of the shared-store tests.
+"$VENV/bin/python" -c 'import mcp, pytest, anyio, tokenizers, onnxruntime, numpy, moto.server, boto3' 2>/dev/null \
+  || "$VENV/bin/pip" install -q mcp==2.3.0 pytest==9.2.0 anyio tokenizers==0.23.3 \
+       onnxruntime==1.31.1 numpy==2.4.6 'moto[server]==5.2.5'
 # The MCP Inspector CLI (npm) drives the binary in one of the e2e tests.
 INSPECTOR_DIR=${CODE_INTEL_INSPECTOR_DIR:-$HOME/.cache/code-intel/inspector}
 if [ ! -x "$INSPECTOR_DIR/node_modules/.bin/mcp-inspector" ]; then

@@ -93,6 +93,47 @@ impl HybridWeights {
     }
 }
 
+/// An OpenAI-compatible embeddings API (`embedding_endpoint`, issue 15):
+/// Hugging Face text-embeddings-inference, Ollama, vLLM, infinity … serving
+/// the same model as the local one. E5 prefixes are added and vectors
+/// L2-normalised by code-intel, so the server needs neither.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct EndpointConfig {
+    /// Base URL (`http://gpu:8080`, `…/v1`) or the full `…/embeddings` URL;
+    /// a base gets `/v1/embeddings` (`/embeddings` after `/v1`) appended.
+    pub url: String,
+    /// Model name sent in each request and required back in the answer's
+    /// `model` field. It is also the index's model id: an index (or a
+    /// shared vector store) built through the endpoint and one built from
+    /// the hub's `intfloat/multilingual-e5-small` share vectors.
+    pub model: String,
+    /// Texts per request.
+    pub batch_size: usize,
+    /// Seconds one request may take (connect to last byte).
+    pub timeout_seconds: u64,
+    /// Retries of a request after a timeout, a connection error, 429 or a
+    /// 5xx answer, with exponential backoff (0.5 s, 1 s, 2 s … capped at
+    /// 8 s; a `Retry-After` header of up to 30 s wins).
+    pub retries: u32,
+    /// Name of the environment variable holding the API key (sent as
+    /// `Authorization: Bearer …`); the key itself never goes in this file.
+    pub api_key_env: Option<String>,
+}
+
+impl Default for EndpointConfig {
+    fn default() -> Self {
+        EndpointConfig {
+            url: String::new(),
+            model: "intfloat/multilingual-e5-small".into(),
+            batch_size: 32,
+            timeout_seconds: 60,
+            retries: 4,
+            api_key_env: None,
+        }
+    }
+}
+
 /// Errors while reading the configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -134,6 +175,22 @@ pub struct Config {
     pub model_cache_dir: Option<PathBuf>,
     /// Path of `libonnxruntime.so` (>= 1.24). `ORT_DYLIB_PATH` wins over it.
     pub ort_dylib_path: Option<PathBuf>,
+    /// Embed through a remote OpenAI-compatible API instead of the local
+    /// model (chunks and queries); `null` = local. See [`EndpointConfig`].
+    pub embedding_endpoint: Option<EndpointConfig>,
+    /// A LanceDB URI (`s3://bucket/prefix`, `gs://…`, `az://…`, or a local
+    /// directory) of a vector store shared by a team: rows keyed by (model
+    /// id, content hash). A sync takes the vectors it finds there, embeds
+    /// only the rest and writes them back; the local index stays what is
+    /// searched. Credentials come from the usual environment variables
+    /// (`AWS_ACCESS_KEY_ID`, `GOOGLE_APPLICATION_CREDENTIALS`, …) and
+    /// profiles, never from this file. `null` = none. `--vector-store` on
+    /// `index` wins over it.
+    pub vector_store: Option<String>,
+    /// LanceDB storage options of `vector_store` that are not secrets
+    /// (`aws_endpoint`, `aws_region`, `allow_http`, …); keys that name a
+    /// secret, key, token or password are refused here.
+    pub vector_store_options: BTreeMap<String, String>,
     /// Texts per ONNX Runtime call. 16 measured best on a 2-core machine
     /// (laravel src/Illuminate/Queue, 646 chunks, e5 fp32): 23.9 chunks/s and
     /// 2.0 GB peak RSS, against 21.8/s and 2.8 GB at 32, 18.9/s and 3.8 GB
@@ -203,6 +260,9 @@ impl Default for Config {
             model_dir: None,
             model_cache_dir: None,
             ort_dylib_path: None,
+            embedding_endpoint: None,
+            vector_store: None,
+            vector_store_options: BTreeMap::new(),
             embedding_batch_size: 16,
             embedding_batch_tokens: 512,
             embedding_threads: 0,
@@ -232,6 +292,7 @@ impl Default for Config {
 impl Config {
     /// Loads `<repo>/.code-intel/config.json` if present, then applies the
     /// environment overrides `CODE_INTEL_MODEL_DIR`, `CODE_INTEL_MODEL_CACHE`,
+    /// `CODE_INTEL_VECTOR_STORE`,
     /// `CODE_INTEL_EMBEDDING_BATCH_SIZE` and `CODE_INTEL_EMBEDDING_BATCH_TOKENS`.
     ///
     /// Unknown keys are logged as warnings and ignored.
@@ -272,6 +333,12 @@ impl Config {
         }
         if let Some(dir) = env_path("CODE_INTEL_MODEL_CACHE") {
             config.model_cache_dir = Some(dir);
+        }
+        if let Some(uri) = std::env::var("CODE_INTEL_VECTOR_STORE")
+            .ok()
+            .filter(|v| !v.is_empty())
+        {
+            config.vector_store = Some(uri);
         }
         for (var, key, field) in [
             (
@@ -340,6 +407,41 @@ impl Config {
             "every weight must be a finite number",
         )?;
         check(self.max_file_size > 0, "max_file_size", "must be positive")?;
+        if let Some(e) = &self.embedding_endpoint {
+            check(
+                e.url.starts_with("http://") || e.url.starts_with("https://"),
+                "embedding_endpoint",
+                "`url` must be an http:// or https:// URL",
+            )?;
+            check(
+                (1..=2048).contains(&e.batch_size),
+                "embedding_endpoint",
+                "`batch_size` must be 1..=2048",
+            )?;
+            check(
+                (1..=3600).contains(&e.timeout_seconds),
+                "embedding_endpoint",
+                "`timeout_seconds` must be 1..=3600",
+            )?;
+            check(
+                !e.model.trim().is_empty(),
+                "embedding_endpoint",
+                "`model` must name the model the endpoint serves",
+            )?;
+        }
+        if let Some(key) = self.vector_store_options.keys().find(|k| {
+            let k = k.to_ascii_lowercase();
+            ["secret", "key", "token", "password", "credential"]
+                .iter()
+                .any(|w| k.contains(w))
+        }) {
+            return Err(ConfigError::Value {
+                key: "vector_store_options",
+                message: format!(
+                    "`{key}` looks like a credential: set it in the environment instead (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, AWS_PROFILE, GOOGLE_APPLICATION_CREDENTIALS, AZURE_STORAGE_ACCOUNT_KEY …), never in config.json"
+                ),
+            });
+        }
         check(
             self.sync_ttl_hours >= 0.0,
             "sync_ttl_hours",

@@ -16,6 +16,7 @@ use crate::embed::{EmbedError, Embedder};
 use crate::framework;
 use crate::lexical::{self, FileText};
 use crate::repo::{self, PathError, Repo};
+use crate::store::shared::SharedVectors;
 use crate::store::{FileRow, ForestRow, Store, StoreError};
 use crate::util::{group, now_secs};
 
@@ -69,6 +70,10 @@ pub enum IndexError {
         "a sync is already running for this repository (in this or another process); its results become searchable as it commits"
     )]
     Busy,
+    #[error(
+        "the index holds vectors of model `{index}` and the embedder is `{embedder}`: vectors of two models cannot be searched together; run `code-intel index --force` to re-embed everything with `{embedder}`, or configure the embedder back to `{index}` (model_dir / embedding_endpoint)"
+    )]
+    ModelMismatch { index: String, embedder: String },
 }
 
 /// Fingerprint of one indexed file.
@@ -190,6 +195,17 @@ pub struct SyncReport {
     pub chunks_embedded: usize,
     /// Chunks whose vector was reused from the index by content hash.
     pub chunks_reused: usize,
+    /// Chunks whose vector came from the shared vector store
+    /// (`vector_store`) instead of being embedded.
+    pub chunks_from_store: usize,
+    /// Vectors this sync added to the shared vector store (chunks and
+    /// vocabulary words it embedded, and any of the local index the store
+    /// lacked).
+    pub vectors_to_store: usize,
+    /// Why the shared vector store was not used (unreachable, no
+    /// credentials …): the sync carried on embedding locally, and the next
+    /// one adds what the store lacks.
+    pub vector_store_error: Option<String>,
     /// Chunks in the index after the sync.
     pub chunks_total: usize,
     /// Files indexed after the sync.
@@ -203,6 +219,8 @@ pub struct SyncReport {
     /// after the sync, and how many were embedded in it.
     pub vocabulary_words: usize,
     pub vocabulary_embedded: usize,
+    /// Vocabulary words whose vector came from the shared vector store.
+    pub vocabulary_from_store: usize,
     /// Seconds spent embedding the vocabulary.
     pub vocabulary_seconds: f64,
     pub seconds: f64,
@@ -213,7 +231,7 @@ impl std::fmt::Display for SyncReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped; chunks: {} embedded, {} reused, {} in index ({} files); full-text index {:.2} s; vector index {:.2} s; vocabulary {} words ({} embedded, {:.2} s); {:.2} s",
+            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped; chunks: {} embedded, {} reused, {} from the shared store, {} added to it, {} in index ({} files); full-text index {:.2} s; vector index {:.2} s; vocabulary {} words ({} embedded, {:.2} s); {:.2} s",
             self.added,
             self.modified,
             self.deleted,
@@ -221,6 +239,8 @@ impl std::fmt::Display for SyncReport {
             self.skipped,
             self.chunks_embedded,
             self.chunks_reused,
+            self.chunks_from_store,
+            self.vectors_to_store,
             self.chunks_total,
             self.files_indexed,
             self.text_index_seconds,
@@ -229,7 +249,11 @@ impl std::fmt::Display for SyncReport {
             self.vocabulary_embedded,
             self.vocabulary_seconds,
             self.seconds
-        )
+        )?;
+        if let Some(e) = &self.vector_store_error {
+            write!(f, "\nwarning: {e}; embedded locally instead")?;
+        }
+        Ok(())
     }
 }
 
@@ -442,18 +466,25 @@ async fn run_sync(
     let started = Instant::now();
     let mut state = SyncState::load(repo);
     let model_id = embedder.model_id();
+    if !force && !state.files.is_empty() && state.model_id != model_id {
+        return Err(IndexError::ModelMismatch {
+            index: state.model_id,
+            embedder: model_id,
+        });
+    }
     if force || state.model_id != model_id {
         // The empty state is written before the rows go, so a kill in
         // between leaves a state that lists nothing the index lacks.
         state = SyncState {
             version: STATE_VERSION,
-            model_id,
+            model_id: model_id.clone(),
             ..Default::default()
         };
         state.save(repo)?;
         store.clear_forest().await?;
     }
     let mut report = SyncReport::default();
+    let mut shared = open_shared(config, &model_id, embedder.dim(), &mut report).await;
     let (repo2, config2) = (repo.clone(), config.clone());
     // Walking stats every file: blocking I/O, off the async runtime.
     let candidates = tokio::task::spawn_blocking(move || walk(&repo2, &config2))
@@ -520,7 +551,7 @@ async fn run_sync(
             .collect();
         let (ready, gone) = admit(prepared, &mut state, &mut total_chunks, config, &mut report);
 
-        let vectors = vectors_for(&ready, store, embedder, nice, &mut report).await?;
+        let vectors = vectors_for(&ready, store, &mut shared, embedder, nice, &mut report).await?;
 
         store_batch(store, &ready, &gone, &previously, &vectors).await?;
         for p in ready {
@@ -538,10 +569,13 @@ async fn run_sync(
     }
     let changed = report.added + report.modified + report.deleted > 0;
     if changed || state.vocabulary_words == 0 {
-        update_vocabulary(store, embedder, nice, &mut report).await?;
+        update_vocabulary(store, &mut shared, embedder, nice, &mut report).await?;
         state.vocabulary_words = report.vocabulary_words;
     } else {
         report.vocabulary_words = state.vocabulary_words;
+    }
+    if let Some(s) = shared.as_mut() {
+        fill_shared(s, store, &mut report).await?;
     }
     // Every file is stored in the current schema now: vectors kept from an
     // older one are no longer needed.
@@ -686,12 +720,86 @@ fn admit(
     (ready, gone)
 }
 
+/// The shared vector store of `config`, or `None` (none configured, or it
+/// failed to open: the error goes to `report` and the sync goes on locally).
+async fn open_shared(
+    config: &Config,
+    model_id: &str,
+    dim: usize,
+    report: &mut SyncReport,
+) -> Option<SharedVectors> {
+    let uri = config.vector_store.as_deref()?;
+    match SharedVectors::open(uri, &config.vector_store_options, model_id, dim).await {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!("{e}; embedding locally");
+            report.vector_store_error = Some(e.to_string());
+            None
+        }
+    }
+}
+
+/// Adds to the shared store every vector of the local index it lacks: what
+/// this sync embedded, and what earlier syncs embedded while the store was
+/// unreachable (or before it was configured). One pass over the local
+/// content hashes; a failure is reported, never fatal.
+async fn fill_shared(
+    shared: &mut SharedVectors,
+    store: &Store,
+    report: &mut SyncReport,
+) -> Result<(), IndexError> {
+    let lacking: Vec<String> = store
+        .content_hashes()
+        .await?
+        .into_iter()
+        .filter(|h| !shared.contains(h))
+        .collect();
+    let mut rows: Vec<(String, Vec<f32>)> = if lacking.is_empty() {
+        Vec::new()
+    } else {
+        store
+            .vectors_for_hashes(&lacking)
+            .await?
+            .into_iter()
+            .collect()
+    };
+    let words_lacking = store
+        .vocab_words()
+        .await?
+        .iter()
+        .any(|w| !shared.contains(&vocab_key(w)));
+    if words_lacking {
+        rows.extend(
+            store
+                .vocab_vectors()
+                .await?
+                .into_iter()
+                .map(|(w, v)| (vocab_key(&w), v))
+                .filter(|(k, _)| !shared.contains(k)),
+        );
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    match shared.put(&rows).await {
+        Ok(n) => report.vectors_to_store = n,
+        Err(e) => {
+            tracing::warn!("{e}");
+            report.vector_store_error = Some(e.to_string());
+        }
+    }
+    Ok(())
+}
+
 /// Vectors of every chunk of `ready` by content hash: reused from the index
 /// (same file's old rows, renamed files, identical code elsewhere, vectors
-/// kept from an older schema), the rest embedded in one call.
+/// kept from an older schema), then from the shared store, the rest
+/// embedded in one call. A shared store that fails is dropped for the rest
+/// of the sync (reported).
 async fn vectors_for(
     ready: &[Prepared],
     store: &Store,
+    shared: &mut Option<SharedVectors>,
     embedder: &Arc<dyn Embedder>,
     nice: i32,
     report: &mut SyncReport,
@@ -703,11 +811,32 @@ async fn vectors_for(
         .into_iter()
         .collect();
     let mut vectors = store.vectors_for_hashes(&hashes).await?;
+    let mut from_store: HashSet<String> = HashSet::new();
+    if let Some(s) = shared.as_ref() {
+        let lacking: Vec<String> = hashes
+            .iter()
+            .filter(|h| !vectors.contains_key(*h) && s.contains(h))
+            .cloned()
+            .collect();
+        match s.lookup(&lacking).await {
+            Ok(found) => {
+                from_store.extend(found.keys().cloned());
+                vectors.extend(found);
+            }
+            Err(e) => {
+                tracing::warn!("{e}; embedding locally");
+                report.vector_store_error = Some(e.to_string());
+                *shared = None;
+            }
+        }
+    }
     let mut missing: Vec<(String, String)> = Vec::new();
     let mut queued: HashSet<&str> = HashSet::new();
     for p in ready {
         for (c, h, _) in &p.chunks {
-            if vectors.contains_key(h) {
+            if from_store.contains(h) {
+                report.chunks_from_store += 1;
+            } else if vectors.contains_key(h) {
                 report.chunks_reused += 1;
             } else if queued.insert(h.as_str()) {
                 missing.push((h.clone(), c.embedding_text()));
@@ -796,6 +925,7 @@ async fn store_batch(
 /// words no file has any more are dropped.
 async fn update_vocabulary(
     store: &Store,
+    shared: &mut Option<SharedVectors>,
     embedder: &Arc<dyn Embedder>,
     nice: i32,
     report: &mut SyncReport,
@@ -814,8 +944,32 @@ async fn update_vocabulary(
         .filter(|(w, _)| !have.contains(*w))
         .map(|(w, n)| (w.clone(), *n))
         .collect();
+    let mut found: HashMap<String, Vec<f32>> = HashMap::new();
+    if let Some(s) = shared.as_ref() {
+        let keys: Vec<String> = new
+            .iter()
+            .map(|(w, _)| vocab_key(w))
+            .filter(|k| s.contains(k))
+            .collect();
+        match s.lookup(&keys).await {
+            Ok(f) => found = f,
+            Err(e) => {
+                tracing::warn!("{e}; embedding locally");
+                report.vector_store_error = Some(e.to_string());
+                *shared = None;
+            }
+        }
+    }
     let mut add = Vec::with_capacity(new.len());
-    for part in new.chunks(VOCABULARY_BATCH) {
+    let mut todo = Vec::new();
+    for (w, n) in new {
+        match found.remove(&vocab_key(&w)) {
+            Some(v) => add.push((w, n, v)),
+            None => todo.push((w, n)),
+        }
+    }
+    report.vocabulary_from_store = add.len();
+    for part in todo.chunks(VOCABULARY_BATCH) {
         let texts: Vec<String> = part.iter().map(|(w, _)| w.clone()).collect();
         let emb = Arc::clone(embedder);
         // ONNX Runtime inference is CPU-bound and blocking.
@@ -830,9 +984,16 @@ async fn update_vocabulary(
     }
     store.update_vocab(&add, &gone).await?;
     report.vocabulary_words = counts.len();
-    report.vocabulary_embedded = add.len();
+    report.vocabulary_embedded = todo.len();
     report.vocabulary_seconds = started.elapsed().as_secs_f64();
     Ok(())
+}
+
+/// Key of a vocabulary word's vector in the shared store. Words are
+/// embedded as queries, chunks as passages, so they never share a key with
+/// a chunk's content hash (hex SHA-256).
+fn vocab_key(word: &str) -> String {
+    format!("vocab:{word}")
 }
 
 /// Vocabulary words embedded per call (short texts: one ONNX Runtime batch

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use code_intel::config::Config;
-use code_intel::embed::{self, E5_DIM};
+use code_intel::embed::{self, E5_DIM, Embedder};
 use code_intel::index::{self, SyncState};
 use code_intel::model;
 use code_intel::repo::Repo;
@@ -34,8 +34,16 @@ pub async fn doctor_cmd(repo: &Path, json: bool) -> Result<ExitCode> {
     let repo =
         Repo::open(repo).with_context(|| format!("cannot open repository {}", repo.display()))?;
     let (config, mut checks) = config_checks(&repo);
-    checks.push(runtime_check(&config));
-    checks.push(model_check(&config));
+    match &config.embedding_endpoint {
+        Some(endpoint) => checks.push(endpoint_check(endpoint).await),
+        None => {
+            checks.push(runtime_check(&config));
+            checks.push(model_check(&config));
+        }
+    }
+    if let Some(uri) = &config.vector_store {
+        checks.push(vector_store_check(&repo, &config, uri).await);
+    }
     checks.extend(index_checks(&repo, &config).await);
     checks.extend(state_file_checks(&repo));
     checks.extend(client_checks(&repo));
@@ -193,6 +201,80 @@ fn runtime_check(config: &Config) -> Check {
             ),
         ),
         Err(e) => check("onnx_runtime", false, e.to_string()),
+    }
+}
+
+/// One query through the endpoint, without retries: reachable, key
+/// accepted, the configured model and width answered.
+async fn endpoint_check(endpoint: &code_intel::config::EndpointConfig) -> Check {
+    let probe = code_intel::config::EndpointConfig {
+        retries: 0,
+        timeout_seconds: endpoint.timeout_seconds.min(15),
+        ..endpoint.clone()
+    };
+    let result = tokio::task::spawn_blocking(move || {
+        let e = embed::endpoint::EndpointEmbedder::new(&probe)?;
+        let url = e.url().to_string();
+        let started = std::time::Instant::now();
+        e.embed_query("doctor")
+            .map(|v| (url, v.len(), started.elapsed()))
+    })
+    .await;
+    match result {
+        Ok(Ok((url, dim, took))) => check(
+            "embedding_endpoint",
+            true,
+            format!(
+                "{url} answers with {} ({dim}-d) in {} ms; the local model is not used",
+                endpoint.model,
+                took.as_millis()
+            ),
+        ),
+        Ok(Err(e)) => check("embedding_endpoint", false, e.to_string()),
+        Err(e) => check("embedding_endpoint", false, e.to_string()),
+    }
+}
+
+/// Opens the shared store as a sync would and counts its vectors of the
+/// index's model.
+async fn vector_store_check(repo: &Repo, config: &Config, uri: &str) -> Check {
+    let state = SyncState::load(repo);
+    let model = match &config.embedding_endpoint {
+        Some(e) => e.model.clone(),
+        None if !state.model_id.is_empty() => state.model_id.clone(),
+        None => config.embedding_model.clone(),
+    };
+    let opened = code_intel::store::shared::SharedVectors::open(
+        uri,
+        &config.vector_store_options,
+        &model,
+        E5_DIM,
+    )
+    .await;
+    match opened {
+        Ok(s) => match s.rows().await {
+            Ok(rows) => check(
+                "vector_store",
+                true,
+                format!("{uri}: {} vectors of {model} ({rows} rows in all)", s.len()),
+            ),
+            Err(e) => check("vector_store", false, e.to_string()),
+        },
+        Err(e) => {
+            let hint = if uri.starts_with("s3://")
+                && std::env::var_os("AWS_ACCESS_KEY_ID").is_none()
+                && std::env::var_os("AWS_PROFILE").is_none()
+            {
+                "; no AWS_ACCESS_KEY_ID or AWS_PROFILE in the environment: export credentials (and AWS_ENDPOINT_URL for an S3-compatible server)"
+            } else {
+                ""
+            };
+            check(
+                "vector_store",
+                false,
+                format!("{e}{hint}; syncs embed locally until it is fixed"),
+            )
+        }
     }
 }
 

@@ -12,8 +12,16 @@ use code_intel::store::Store;
 
 use super::{load_embedder, open};
 
-pub async fn index_cmd(path: &Path, force: bool, json: bool) -> Result<()> {
-    let (repo, config) = open(path)?;
+pub async fn index_cmd(
+    path: &Path,
+    force: bool,
+    json: bool,
+    vector_store: Option<String>,
+) -> Result<()> {
+    let (repo, mut config) = open(path)?;
+    if vector_store.is_some() {
+        config.vector_store = vector_store;
+    }
     let embedder = load_embedder(&config).await?;
     let store = Store::open_or_rebuild(&repo.state_dir().join("lance"), E5_DIM, force).await?;
     let progress = Arc::new(Progress::default());

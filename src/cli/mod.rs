@@ -21,7 +21,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use code_intel::config::Config;
-use code_intel::embed::{Embedder, FastEmbedder};
+use code_intel::embed::Embedder;
 use code_intel::repo::Repo;
 
 #[derive(Parser)]
@@ -54,6 +54,11 @@ pub enum Command {
         /// Print the summary as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// Shared vector store (LanceDB URI: s3://bucket/prefix, gs://…,
+        /// az://…, or a directory): vectors found there are not embedded,
+        /// new ones are added. Overrides `vector_store` in config.
+        #[arg(long, value_name = "URI")]
+        vector_store: Option<String>,
     },
     /// Semantic search from the shell.
     Search {
@@ -181,6 +186,19 @@ pub enum ModelAction {
         #[arg(long)]
         json: bool,
     },
+    /// Embed texts with the configured embedder (local model or
+    /// `embedding_endpoint`) and print `{"model_id", "dim", "vectors"}` as
+    /// JSON: to compare two embedders or check an endpoint by hand.
+    Embed {
+        /// Texts to embed.
+        #[arg(required = true)]
+        texts: Vec<String>,
+        /// Embed as queries (`query: ` prefix) instead of passages.
+        #[arg(long)]
+        query: bool,
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -196,7 +214,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let ok = |r: Result<()>| r.map(|()| ExitCode::SUCCESS);
     match cli.command {
         Command::Serve { repo } => ok(serve::serve_cmd(&repo).await),
-        Command::Index { path, force, json } => ok(index::index_cmd(&path, force, json).await),
+        Command::Index {
+            path,
+            force,
+            json,
+            vector_store,
+        } => ok(index::index_cmd(&path, force, json, vector_store).await),
         Command::Search {
             query,
             repo,
@@ -207,6 +230,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Model {
             action: ModelAction::Pull { repo, json },
         } => ok(model::pull_cmd(&repo, json).await),
+        Command::Model {
+            action: ModelAction::Embed { texts, query, repo },
+        } => ok(model::embed_cmd(&repo, &texts, query).await),
         Command::Status { repo, json } => ok(status::status_cmd(&repo, json).await),
         Command::Insights { repo, json } => ok(insights::insights_cmd(&repo, json)),
         Command::Init {
@@ -252,6 +278,5 @@ pub(crate) fn open(repo: &Path) -> Result<(Repo, Config)> {
 
 pub(crate) async fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>> {
     let config = config.clone();
-    let m = tokio::task::spawn_blocking(move || FastEmbedder::load(&config)).await??;
-    Ok(Arc::new(m))
+    Ok(tokio::task::spawn_blocking(move || code_intel::embed::load(&config)).await??)
 }

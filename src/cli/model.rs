@@ -1,6 +1,7 @@
 //! `code-intel model pull`: ONNX Runtime (when none is found) and the
 //! default model into the user cache ahead of their first use
-//! (src/runtime.rs, src/model.rs).
+//! (src/runtime.rs, src/model.rs); `code-intel model embed`: vectors of the
+//! configured embedder.
 
 use std::io::Write;
 use std::path::Path;
@@ -64,5 +65,27 @@ pub async fn pull_cmd(repo: &Path, json: bool) -> Result<()> {
             pulled.cache.display()
         )?;
     }
+    Ok(())
+}
+
+pub async fn embed_cmd(repo: &Path, texts: &[String], query: bool) -> Result<()> {
+    let config = Config::load(repo)?;
+    let embedder = super::load_embedder(&config).await?;
+    let texts = texts.to_vec();
+    let emb = std::sync::Arc::clone(&embedder);
+    let vectors = tokio::task::spawn_blocking(move || {
+        if query {
+            emb.embed_queries(&texts)
+        } else {
+            emb.embed_passages(&texts)
+        }
+    })
+    .await??;
+    let out = serde_json::json!({
+        "model_id": embedder.model_id(),
+        "dim": embedder.dim(),
+        "vectors": vectors,
+    });
+    writeln!(std::io::stdout().lock(), "{out}")?;
     Ok(())
 }

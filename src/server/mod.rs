@@ -19,7 +19,7 @@ use rmcp::{ErrorData, ServerHandler};
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::embed::{E5_DIM, Embedder, FastEmbedder};
+use crate::embed::{E5_DIM, Embedder};
 use crate::index::{self, Progress};
 use crate::learn::SessionStore;
 use crate::repo::Repo;
@@ -136,8 +136,8 @@ impl CodeIntel {
             // theirs.
             let nice = config.embedding_nice;
             let state =
-                match crate::embed::run_niced(nice, move || FastEmbedder::load(&config)).await {
-                    Ok(Ok(m)) => ModelState::Ready(Arc::new(m)),
+                match crate::embed::run_niced(nice, move || crate::embed::load(&config)).await {
+                    Ok(Ok(m)) => ModelState::Ready(m),
                     Ok(Err(e)) => ModelState::Failed(e.to_string()),
                     Err(e) => ModelState::Failed(format!("model loader: {e}")),
                 };

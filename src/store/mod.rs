@@ -33,6 +33,8 @@ use lancedb::table::OptimizeAction;
 use lancedb::{Connection, DistanceType, Table};
 use serde::Serialize;
 
+pub mod shared;
+
 use crate::chunk::Chunk;
 use crate::classify::FileClass;
 
@@ -63,6 +65,8 @@ pub enum StoreError {
     Lance(#[from] lancedb::Error),
     #[error("index data malformed: {0}")]
     Data(String),
+    #[error("shared vector store {uri}: {message}")]
+    Shared { uri: String, message: String },
 }
 
 /// One chunk of `forest` with its vector.
@@ -412,7 +416,7 @@ impl Store {
         let cache = self.vector_cache().await?;
         for table in std::iter::once(&self.forest).chain(cache.as_ref()) {
             let missing: Vec<&String> = hashes.iter().filter(|h| !out.contains_key(*h)).collect();
-            self.lookup_vectors(table, &missing, &mut out).await?;
+            lookup_vectors(table, None, &missing, &mut out).await?;
         }
         Ok(out)
     }
@@ -425,6 +429,15 @@ impl Store {
         Ok(Some(self.db.open_table(VECTOR_CACHE).execute().await?))
     }
 
+    /// The distinct content hashes in `forest`.
+    ///
+    /// # Errors
+    /// Lance errors.
+    pub async fn content_hashes(&self) -> Result<HashSet<String>, StoreError> {
+        let batches = read_columns(&self.forest, &["content_hash"]).await?;
+        Ok(strings(&batches, "content_hash")?.into_iter().collect())
+    }
+
     /// Drops the vectors kept from an older `forest` (after a sync that
     /// re-stored every file).
     ///
@@ -433,37 +446,6 @@ impl Store {
     pub async fn drop_vector_cache(&self) -> Result<(), StoreError> {
         if self.vector_cache().await?.is_some() {
             self.db.drop_table(VECTOR_CACHE, &[]).await?;
-        }
-        Ok(())
-    }
-
-    async fn lookup_vectors(
-        &self,
-        table: &Table,
-        hashes: &[&String],
-        out: &mut HashMap<String, Vec<f32>>,
-    ) -> Result<(), StoreError> {
-        for part in hashes.chunks(HASH_LOOKUP_BATCH) {
-            let list: Vec<String> = part.iter().map(|h| sql_str(h)).collect();
-            let batches: Vec<RecordBatch> = table
-                .query()
-                .only_if(format!("content_hash IN ({})", list.join(",")))
-                .select(Select::Columns(vec![
-                    "content_hash".into(),
-                    "vector".into(),
-                ]))
-                .execute()
-                .await?
-                .try_collect()
-                .await?;
-            for b in &batches {
-                let hashes = string_col(b, "content_hash")?;
-                let vectors = vector_col(b)?;
-                for i in 0..b.num_rows() {
-                    out.entry(hashes.value(i).to_string())
-                        .or_insert_with(|| row_vector(vectors, i));
-                }
-            }
         }
         Ok(())
     }
@@ -866,13 +848,7 @@ impl Store {
     }
 
     fn vectors(&self, flat: Vec<f32>) -> Result<FixedSizeListArray, StoreError> {
-        FixedSizeListArray::try_new(
-            Arc::new(Field::new("item", DataType::Float32, true)),
-            self.dim as i32,
-            Arc::new(Float32Array::from(flat)),
-            None,
-        )
-        .map_err(|e| StoreError::Data(e.to_string()))
+        vector_array(flat, self.dim)
     }
 
     /// Appends chunks with their vectors in one commit.
@@ -1242,6 +1218,44 @@ fn strings(batches: &[RecordBatch], col: &str) -> Result<Vec<String>, StoreError
     Ok(out)
 }
 
+/// Adds to `out` the vectors of `table` rows whose `content_hash` is in
+/// `hashes` (and that pass `filter`, a Lance SQL condition); the first row
+/// of a hash wins.
+async fn lookup_vectors(
+    table: &Table,
+    filter: Option<&str>,
+    hashes: &[&String],
+    out: &mut HashMap<String, Vec<f32>>,
+) -> Result<(), StoreError> {
+    for part in hashes.chunks(HASH_LOOKUP_BATCH) {
+        let list: Vec<String> = part.iter().map(|h| sql_str(h)).collect();
+        let mut condition = format!("content_hash IN ({})", list.join(","));
+        if let Some(f) = filter {
+            condition = format!("{f} AND {condition}");
+        }
+        let batches: Vec<RecordBatch> = table
+            .query()
+            .only_if(condition)
+            .select(Select::Columns(vec![
+                "content_hash".into(),
+                "vector".into(),
+            ]))
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        for b in &batches {
+            let hashes = string_col(b, "content_hash")?;
+            let vectors = vector_col(b)?;
+            for i in 0..b.num_rows() {
+                out.entry(hashes.value(i).to_string())
+                    .or_insert_with(|| row_vector(vectors, i));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// When `forest` is about to be recreated (columns changed) but its vectors
 /// have the model's width, copies `(content_hash, vector)` into
 /// [`VECTOR_CACHE`] first, so that the full re-sync reuses them.
@@ -1350,6 +1364,17 @@ fn vector_col(b: &RecordBatch) -> Result<&FixedSizeListArray, StoreError> {
     column(b, "vector")?
         .as_fixed_size_list_opt()
         .ok_or_else(|| StoreError::Data("column `vector` is not a fixed-size list".into()))
+}
+
+/// `flat` (rows × `dim` values) as the `vector` column.
+fn vector_array(flat: Vec<f32>, dim: usize) -> Result<FixedSizeListArray, StoreError> {
+    FixedSizeListArray::try_new(
+        Arc::new(Field::new("item", DataType::Float32, true)),
+        dim as i32,
+        Arc::new(Float32Array::from(flat)),
+        None,
+    )
+    .map_err(|e| StoreError::Data(e.to_string()))
 }
 
 fn row_vector(vectors: &FixedSizeListArray, i: usize) -> Vec<f32> {

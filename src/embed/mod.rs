@@ -1,5 +1,8 @@
-//! Embeddings: the [`Embedder`] trait and its fastembed implementation with
-//! multilingual-e5-small, plus ONNX Runtime discovery.
+//! Embeddings: the [`Embedder`] trait, its fastembed implementation with
+//! multilingual-e5-small and a remote one ([`endpoint`]), plus ONNX Runtime
+//! discovery.
+
+pub mod endpoint;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -39,6 +42,21 @@ pub enum EmbedError {
     Model { message: String, cache: PathBuf },
     #[error("embedding failed: {0}")]
     Inference(String),
+    #[error("embedding endpoint {url}: {message}")]
+    Endpoint { url: String, message: String },
+}
+
+/// The configured embedder: the remote endpoint when `embedding_endpoint`
+/// is set (no model or ONNX Runtime is loaded then), else the local model.
+/// Blocking (seconds for the local model): call it off the async runtime.
+///
+/// # Errors
+/// As [`FastEmbedder::load`] and [`endpoint::EndpointEmbedder::new`].
+pub fn load(config: &Config) -> Result<std::sync::Arc<dyn Embedder>, EmbedError> {
+    Ok(match &config.embedding_endpoint {
+        Some(e) => std::sync::Arc::new(endpoint::EndpointEmbedder::new(e)?),
+        None => std::sync::Arc::new(FastEmbedder::load(config)?),
+    })
 }
 
 /// Turns texts into unit-length vectors. Implementations add the E5
