@@ -6,9 +6,10 @@
 //! local `forest` stays what is searched.
 //!
 //! Writers on several machines add rows with a merge insert keyed on (model,
-//! content_hash) that inserts only unmatched keys: LanceDB retries it on a
-//! commit conflict against the new version, so two machines adding the
-//! same chunk leave one row (tests/e2e/test_shared_store.py runs two).
+//! content_hash), the table's primary key, that inserts only unmatched
+//! keys: Lance detects a concurrent commit that inserted the same keys and
+//! retries against the new version, so two machines adding the same chunk
+//! leave one row (tests/e2e/test_shared_store.py runs two).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -37,10 +38,32 @@ pub struct SharedVectors {
     known: HashSet<String>,
 }
 
+/// (model, content_hash) is the table's unenforced primary key (Lance
+/// field metadata): with it, a merge insert on those columns carries a
+/// filter of the keys it inserted, and Lance's conflict check retries it
+/// when a concurrent commit inserted one of them. Without it, two machines
+/// adding the same chunks at once both inserted them (257 distinct hashes
+/// in 410 rows in the two-writer e2e test).
 fn schema(dim: usize) -> SchemaRef {
+    let key = |name: &str, position: &str| {
+        Field::new(name, DataType::Utf8, false).with_metadata(
+            [
+                (
+                    "lance-schema:unenforced-primary-key".to_string(),
+                    "true".to_string(),
+                ),
+                (
+                    "lance-schema:unenforced-primary-key:position".to_string(),
+                    position.to_string(),
+                ),
+            ]
+            .into_iter()
+            .collect(),
+        )
+    };
     Arc::new(Schema::new(vec![
-        Field::new("model", DataType::Utf8, false),
-        Field::new("content_hash", DataType::Utf8, false),
+        key("model", "1"),
+        key("content_hash", "2"),
         vector_field(dim),
     ]))
 }
