@@ -729,12 +729,36 @@ async fn open_shared(
     report: &mut SyncReport,
 ) -> Option<SharedVectors> {
     let uri = config.vector_store.as_deref()?;
-    match SharedVectors::open(uri, &config.vector_store_options, model_id, dim).await {
-        Ok(s) => Some(s),
+    SharedVectors::open(uri, &config.vector_store_options, model_id, dim)
+        .await
+        .map_err(|e| shared_failed(report, &e))
+        .ok()
+}
+
+/// Records a shared-store failure in `report` (and the log); the sync goes
+/// on locally.
+fn shared_failed(report: &mut SyncReport, e: &StoreError) {
+    tracing::warn!("{e}; the sync goes on locally");
+    report.vector_store_error = Some(e.to_string());
+}
+
+/// Vectors the shared store holds for `keys` (keys it lacks are absent; no
+/// store, nothing). A store that fails is recorded and dropped for the rest
+/// of the sync: the caller embeds what is absent.
+async fn lookup_shared(
+    shared: &mut Option<SharedVectors>,
+    keys: &[String],
+    report: &mut SyncReport,
+) -> HashMap<String, Vec<f32>> {
+    let Some(s) = shared.as_ref() else {
+        return HashMap::new();
+    };
+    match s.lookup(keys).await {
+        Ok(found) => found,
         Err(e) => {
-            tracing::warn!("{e}; embedding locally");
-            report.vector_store_error = Some(e.to_string());
-            None
+            shared_failed(report, &e);
+            *shared = None;
+            HashMap::new()
         }
     }
 }
@@ -783,10 +807,7 @@ async fn fill_shared(
     }
     match shared.put(&rows).await {
         Ok(n) => report.vectors_to_store = n,
-        Err(e) => {
-            tracing::warn!("{e}");
-            report.vector_store_error = Some(e.to_string());
-        }
+        Err(e) => shared_failed(report, &e),
     }
     Ok(())
 }
@@ -811,25 +832,14 @@ async fn vectors_for(
         .into_iter()
         .collect();
     let mut vectors = store.vectors_for_hashes(&hashes).await?;
-    let mut from_store: HashSet<String> = HashSet::new();
-    if let Some(s) = shared.as_ref() {
-        let lacking: Vec<String> = hashes
-            .iter()
-            .filter(|h| !vectors.contains_key(*h) && s.contains(h))
-            .cloned()
-            .collect();
-        match s.lookup(&lacking).await {
-            Ok(found) => {
-                from_store.extend(found.keys().cloned());
-                vectors.extend(found);
-            }
-            Err(e) => {
-                tracing::warn!("{e}; embedding locally");
-                report.vector_store_error = Some(e.to_string());
-                *shared = None;
-            }
-        }
-    }
+    let lacking: Vec<String> = hashes
+        .iter()
+        .filter(|h| !vectors.contains_key(*h))
+        .cloned()
+        .collect();
+    let found = lookup_shared(shared, &lacking, report).await;
+    let from_store: HashSet<String> = found.keys().cloned().collect();
+    vectors.extend(found);
     let mut missing: Vec<(String, String)> = Vec::new();
     let mut queued: HashSet<&str> = HashSet::new();
     for p in ready {
@@ -944,22 +954,8 @@ async fn update_vocabulary(
         .filter(|(w, _)| !have.contains(*w))
         .map(|(w, n)| (w.clone(), *n))
         .collect();
-    let mut found: HashMap<String, Vec<f32>> = HashMap::new();
-    if let Some(s) = shared.as_ref() {
-        let keys: Vec<String> = new
-            .iter()
-            .map(|(w, _)| vocab_key(w))
-            .filter(|k| s.contains(k))
-            .collect();
-        match s.lookup(&keys).await {
-            Ok(f) => found = f,
-            Err(e) => {
-                tracing::warn!("{e}; embedding locally");
-                report.vector_store_error = Some(e.to_string());
-                *shared = None;
-            }
-        }
-    }
+    let keys: Vec<String> = new.iter().map(|(w, _)| vocab_key(w)).collect();
+    let mut found = lookup_shared(shared, &keys, report).await;
     let mut add = Vec::with_capacity(new.len());
     let mut todo = Vec::new();
     for (w, n) in new {

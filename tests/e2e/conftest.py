@@ -4,6 +4,7 @@
 import json
 import os
 import shutil
+import subprocess
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,6 +19,15 @@ BIN = os.environ.get("CODE_INTEL_BIN") or str(
     Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "code-intel"
 )
 ASSETS = os.environ.get("CODE_INTEL_ASSETS", "")
+
+
+def run_bin(args, env, check=True, timeout=900):
+    """Runs the binary with `args` to completion; with `check`, asserts exit
+    code 0 (the failure shows stderr)."""
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env, timeout=timeout)
+    if check:
+        assert p.returncode == 0, f"{args}: {p.stderr}"
+    return p
 
 
 def model_env(**extra):

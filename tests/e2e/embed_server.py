@@ -22,14 +22,13 @@ Faults, set on the server object between requests:
 import json
 import sys
 import time
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import numpy as np
 import onnxruntime
 from tokenizers import Tokenizer
 
-from hub_mirror import LocalServer
+from hub_mirror import LocalServer, QuietHandler
 
 MAX_TOKENS = 512
 
@@ -66,10 +65,7 @@ class EmbeddingServer(LocalServer):
     def _handler(self):
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(QuietHandler):
             def reply(self, status, body, headers=()):
                 data = json.dumps(body).encode()
                 self.send_response(status)

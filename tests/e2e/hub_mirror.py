@@ -48,6 +48,13 @@ def _digests(path: Path):
     return size, sha256.hexdigest(), sha1.hexdigest()
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that does not log each request to stderr."""
+
+    def log_message(self, *args):
+        pass
+
+
 class LocalServer:
     """An HTTP server on 127.0.0.1 (a free port) serving `self._handler()`
     on a daemon thread while used as a context manager."""
@@ -88,10 +95,7 @@ class HubMirror(LocalServer):
     def _handler(self):
         mirror = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self):
                 prefix = f"/{REPO}/resolve/main/"
                 name = self.path[len(prefix):] if self.path.startswith(prefix) else None
@@ -175,10 +179,7 @@ class PypiMirror(LocalServer):
     def _handler(self):
         mirror = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self):
                 mirror.requests.append(self.path)
                 if self.path == "/pypi/onnxruntime/1.31.1/json":

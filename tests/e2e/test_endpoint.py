@@ -6,10 +6,11 @@ retry 429/500/timeouts with backoff and then report, and refuse a wrong
 dimension or model."""
 
 import json
-import subprocess
 from pathlib import Path
 
-from conftest import ASSETS, BIN, make_repo, model_env
+from functools import partial
+
+from conftest import ASSETS, make_repo, model_env, run_bin
 from embed_server import EmbeddingServer
 
 MODEL_DIR = Path(ASSETS) / "models" / "multilingual-e5-small"
@@ -22,11 +23,7 @@ TEXTS = [
 ]
 
 
-def run(args, env, check=True, timeout=600):
-    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env, timeout=timeout)
-    if check:
-        assert p.returncode == 0, f"{args}: {p.stderr}"
-    return p
+run = partial(run_bin, timeout=600)
 
 
 def set_endpoint(repo, url, **extra):

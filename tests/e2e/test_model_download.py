@@ -11,17 +11,11 @@ import time
 from pathlib import Path
 
 from conftest import ASSETS, BIN, make_repo
+from conftest import run_bin as run
 from hub_mirror import HubMirror, PypiMirror, mirror_env, sha256_of
 
 MODEL_DIR = Path(ASSETS) / "models" / "multilingual-e5-small"
 REPO_CACHE = "models--intfloat--multilingual-e5-small"
-
-
-def run(args, env, check=True, timeout=900):
-    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env, timeout=timeout)
-    if check:
-        assert p.returncode == 0, f"{args}: {p.stderr}"
-    return p
 
 
 def model_check(repo, env):

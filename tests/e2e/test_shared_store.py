@@ -10,11 +10,10 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import boto3
 
-from conftest import BIN, make_repo, model_env
+from conftest import BIN, make_repo, model_env, run_bin
 
 BUCKET = "team-vectors"
 STORE = f"s3://{BUCKET}/code-intel"
@@ -68,24 +67,18 @@ def s3_env(server):
 
 
 def index(repo, env, *extra, check=True):
-    p = subprocess.run([BIN, "index", str(repo), "--vector-store", STORE, "--json", *extra],
-                       capture_output=True, text=True, env=env, timeout=900)
-    if check:
-        assert p.returncode == 0, p.stderr
-        return json.loads(p.stdout)
-    return p
+    p = run_bin(["index", str(repo), "--vector-store", STORE, "--json", *extra], env, check)
+    return json.loads(p.stdout) if check else p
 
 
 def search(repo, env, query):
-    p = subprocess.run([BIN, "search", query, "--repo", str(repo), "-n", "5", "--json"],
-                       capture_output=True, text=True, env=env, timeout=300)
-    assert p.returncode == 0, p.stderr
+    p = run_bin(["search", query, "--repo", str(repo), "-n", "5", "--json"], env, timeout=300)
     return [(r["file"], r["name"], round(r["score"], 5)) for r in json.loads(p.stdout)["results"]]
 
 
 def store_check(repo, env):
-    p = subprocess.run([BIN, "doctor", "--repo", str(repo), "--json"], capture_output=True,
-                       text=True, env={**env, "CODE_INTEL_VECTOR_STORE": STORE}, timeout=300)
+    p = run_bin(["doctor", "--repo", str(repo), "--json"], {**env, "CODE_INTEL_VECTOR_STORE": STORE},
+                check=False, timeout=300)
     return next(c for c in json.loads(p.stdout)["checks"] if c["check"] == "vector_store")
 
 
@@ -133,9 +126,7 @@ def test_second_machine_embeds_nothing_and_writers_do_not_duplicate(tmp_path):
             for name in ("runner-a", "runner-b"):
                 repo = make_repo(tmp_path / f"{name}-{round_}")
                 (repo / "app" / "discounts.py").write_text(generated_module(150, f"promo{round_}"))
-                local = subprocess.run([BIN, "index", str(repo), "--json"], capture_output=True,
-                                       text=True, env=env, timeout=900)
-                assert local.returncode == 0, local.stderr
+                run_bin(["index", str(repo), "--json"], env)
                 writers.append(repo)
             procs = [subprocess.Popen([BIN, "index", str(r), "--vector-store", STORE, "--json"],
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -181,8 +172,7 @@ def test_killed_s3_server_mid_sync_falls_back_locally_and_next_sync_fills_the_st
         assert "127.0.0.1" in report["vector_store_error"] and ".rs:" not in report["vector_store_error"]
         assert len(report["vector_store_error"]) < 600, report["vector_store_error"]
         assert report["chunks_embedded"] >= 400 and report["vectors_to_store"] == 0, report
-        status = json.loads(subprocess.run([BIN, "status", "--repo", str(repo), "--json"],
-                                           capture_output=True, text=True, env=env).stdout)
+        status = json.loads(run_bin(["status", "--repo", str(repo), "--json"], env).stdout)
         assert status["forest_rows"] == status["chunks"] == report["chunks_total"], status
         assert search(repo, env, "discount rule 7 of season")[0][1] == "season_rule_7"
 
