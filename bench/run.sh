@@ -7,6 +7,7 @@
 #   bench/run.sh agent --demo DEMO --laravel FRAMEWORK [agent_tasks.py options]
 #   bench/run.sh kill [--rounds N] [--files N]
 #   bench/run.sh neighbour REPO [--rounds N]
+#   bench/run.sh size [--profile P] [--target-dir DIR] [--touch FILE]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
@@ -27,5 +28,6 @@ case "${1:-}" in
   agent) SCRIPT=agent_tasks.py; shift ;;
   kill) SCRIPT=kill_sync.py; shift ;;
   neighbour) SCRIPT=neighbour.py; shift ;;
+  size) SCRIPT=size.py; shift ;;
 esac
 exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"

@@ -3,7 +3,7 @@
 # needed, build, index REPO, then serve it over MCP on stdio.
 #   scripts/run.sh REPO
 # Build profile: dev with optimised dependencies (about 25 minutes cold on 2
-# cores; --release takes about an hour). Set CODE_INTEL_PROFILE=release to use it.
+# cores; --release takes about 45 minutes). Set CODE_INTEL_PROFILE=release to use it.
 set -euo pipefail
 REPO=${1:?usage: scripts/run.sh REPO}
 cd "$(dirname "$0")/.."
