@@ -20,9 +20,7 @@ use futures::TryStreamExt;
 use lancedb::Table;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
-use super::{
-    StoreError, compatible, lookup_vectors, sql_str, string_col, vector_array, vector_field,
-};
+use super::{StoreError, compatible, lookup_vectors, sql_str, strings, vector_array, vector_field};
 
 /// Rows per merge insert (one commit each): 8,192 × 384 floats ≈ 12.6 MB.
 const ROWS_PER_COMMIT: usize = 8192;
@@ -134,11 +132,7 @@ impl SharedVectors {
             .try_collect()
             .await
             .map_err(|e| err(e.to_string()))?;
-        let mut known = HashSet::new();
-        for b in &batches {
-            let hashes = string_col(b, "content_hash")?;
-            known.extend((0..b.num_rows()).map(|i| hashes.value(i).to_string()));
-        }
+        let known = strings(&batches, "content_hash")?.into_iter().collect();
         Ok(SharedVectors {
             table,
             uri: uri.to_string(),
@@ -197,9 +191,10 @@ impl SharedVectors {
             .iter()
             .filter(|(h, v)| v.len() == self.dim && !self.known.contains(h) && seen.insert(h))
             .collect();
+        let schema = schema(self.dim);
         for part in new.chunks(ROWS_PER_COMMIT) {
             let batch = RecordBatch::try_new(
-                schema(self.dim),
+                schema.clone(),
                 vec![
                     Arc::new(StringArray::from_iter_values(
                         part.iter().map(|_| self.model.as_str()),
@@ -214,7 +209,7 @@ impl SharedVectors {
                 ],
             )
             .map_err(|e| StoreError::Data(e.to_string()))?;
-            let reader = RecordBatchIterator::new(vec![Ok(batch)], schema(self.dim));
+            let reader = RecordBatchIterator::new(vec![Ok(batch)], schema.clone());
             let mut merge = self.table.merge_insert(&["model", "content_hash"]);
             merge.when_not_matched_insert_all();
             merge
