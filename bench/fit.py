@@ -21,8 +21,9 @@ from pathlib import Path
 import sets
 from bench import BIN, env
 
-FEATURES = ["keyword", "chunk_keyword", "vector", "path", "definition", "identifier", "kind", "support"]
-CLASSES = ["test", "docs", "config", "example", "generated", "vendored", "lock"]
+FEATURES = ["keyword", "chunk_keyword", "vector", "path", "definition", "identifier", "kind", "support",
+            "graph", "cochange"]
+CLASSES = ["test", "docs", "config", "example", "generated", "vendored", "lock", "l10n"]
 
 
 def dump(repo: Path, queries, cache: Path):

@@ -3,6 +3,7 @@
 # the test venv and offline models (see README).
 #   bench/run.sh REPO [bench.py options]
 #   bench/run.sh retrieval REPO [retrieval.py options]
+#   bench/run.sh changeset REPO --at DATE [changeset.py options]
 #   bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [fit.py options]
 #   bench/run.sh agent --demo DEMO --laravel FRAMEWORK [agent_tasks.py options]
 #   bench/run.sh kill [--rounds N] [--files N]
@@ -24,6 +25,7 @@ fi
 SCRIPT=bench.py
 case "${1:-}" in
   retrieval) SCRIPT=retrieval.py; shift ;;
+  changeset) SCRIPT=changeset.py; shift ;;
   fit) SCRIPT=fit.py; shift ;;
   agent) SCRIPT=agent_tasks.py; shift ;;
   kill) SCRIPT=kill_sync.py; shift ;;

@@ -19,6 +19,7 @@ const LAYERS: &[&str] = &[
     "chunk",
     "framework",
     "lexical",
+    "graph",
     "model",
     "runtime",
     "embed",
@@ -141,6 +142,134 @@ fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
         }
     }
     None
+}
+
+/// Crates that only some files may name (ARCHITECTURE.md § Invariants):
+/// (pattern, the path prefixes under `src/` allowed to use it).
+const CRATE_BOUNDARIES: &[(&str, &[&str])] = &[
+    // Only `server` knows MCP; the CLI starts the server.
+    (r"\brmcp::", &["server/", "cli/serve.rs"]),
+    // Only `store` knows Arrow and Lance.
+    (
+        r"\b(arrow_array|arrow_schema|arrow|lancedb|lance)::",
+        &["store/"],
+    ),
+];
+
+/// Every Rust file under `src`, as (path relative to `src` with `/`, its
+/// code without `//` comment lines).
+fn sources(src: &Path) -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(src, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let code = std::fs::read_to_string(&f)
+                .unwrap()
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (rel, code)
+        })
+        .collect()
+}
+
+/// Files that name a crate outside the places [`CRATE_BOUNDARIES`] allow.
+fn boundary_violations(files: &[(String, String)]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (pattern, allowed) in CRATE_BOUNDARIES {
+        let re = regex::Regex::new(pattern).unwrap();
+        for (rel, code) in files {
+            if rel == "architecture_tests.rs" || allowed.iter().any(|a| rel.starts_with(a)) {
+                continue;
+            }
+            if let Some(m) = re.find(code) {
+                bad.push(format!(
+                    "{rel} uses `{}` (allowed only in {allowed:?})",
+                    m.as_str()
+                ));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn crates_stay_behind_their_boundaries() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files = sources(&src);
+    assert!(
+        files.iter().any(|(f, _)| f == "server/mod.rs"),
+        "no sources found"
+    );
+    let bad = boundary_violations(&files);
+    assert!(
+        bad.is_empty(),
+        "crate boundaries crossed:\n{}",
+        bad.join("\n")
+    );
+    // A violation added on purpose is caught (and one in place is not).
+    let planted = [
+        (
+            "rank/mod.rs".to_string(),
+            "use rmcp::model::Tool;".to_string(),
+        ),
+        (
+            "index.rs".to_string(),
+            "let b = arrow_array::RecordBatch::new_empty(s);".to_string(),
+        ),
+        (
+            "store/mod.rs".to_string(),
+            "use lancedb::Table;".to_string(),
+        ),
+        (
+            "cli/serve.rs".to_string(),
+            "rmcp::serve_server(s, t)".to_string(),
+        ),
+    ];
+    assert_eq!(
+        boundary_violations(&planted).len(),
+        2,
+        "{:?}",
+        boundary_violations(&planted)
+    );
+}
+
+/// Every layer has its paragraph in ARCHITECTURE.md's code map.
+#[test]
+fn every_layer_is_documented() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .unwrap();
+    let map = doc
+        .split("## Code map")
+        .nth(1)
+        .expect("ARCHITECTURE.md has a Code map section");
+    let missing: Vec<&str> = LAYERS
+        .iter()
+        .copied()
+        .filter(|l| !map.contains(&format!("- **`{l}`**")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "layers without a paragraph in ARCHITECTURE.md § Code map: {missing:?}"
+    );
 }
 
 #[test]

@@ -97,6 +97,35 @@ impl Launch {
     }
 }
 
+/// Adds the `PreToolUse` write-gate hook running `command` to Claude
+/// Code's settings, unless a `hook pre-tool-use` hook is there already.
+fn add_hook(v: &mut serde_json::Value, command: &str) {
+    let Some(o) = v.as_object_mut() else { return };
+    let hooks = o.entry("hooks").or_insert_with(|| json!({}));
+    let Some(h) = hooks.as_object_mut() else {
+        return;
+    };
+    let list = h.entry("PreToolUse").or_insert_with(|| json!([]));
+    let Some(arr) = list.as_array_mut() else {
+        return;
+    };
+    let present = arr.iter().any(|e| {
+        e["hooks"].as_array().is_some_and(|hs| {
+            hs.iter().any(|x| {
+                x["command"]
+                    .as_str()
+                    .is_some_and(|c| c.ends_with("hook pre-tool-use"))
+            })
+        })
+    });
+    if !present {
+        arr.push(json!({
+            "matcher": WRITE_TOOLS.join("|"),
+            "hooks": [{ "type": "command", "command": command, "timeout": 10 }]
+        }));
+    }
+}
+
 /// Sets a repository up for code-intel. Idempotent: a second run reports
 /// every file `unchanged`. Existing JSON files are merged, never replaced;
 /// a file that is not valid JSON is left alone and reported as an error.
@@ -155,30 +184,7 @@ pub fn init(
     if hooks {
         let command = format!("{exe_s} hook pre-tool-use");
         plan.push(merge_json(&root.join(".claude/settings.json"), |v| {
-            let Some(o) = v.as_object_mut() else { return };
-            let hooks = o.entry("hooks").or_insert_with(|| json!({}));
-            let Some(h) = hooks.as_object_mut() else {
-                return;
-            };
-            let list = h.entry("PreToolUse").or_insert_with(|| json!([]));
-            let Some(arr) = list.as_array_mut() else {
-                return;
-            };
-            let present = arr.iter().any(|e| {
-                e["hooks"].as_array().is_some_and(|hs| {
-                    hs.iter().any(|x| {
-                        x["command"]
-                            .as_str()
-                            .is_some_and(|c| c.ends_with("hook pre-tool-use"))
-                    })
-                })
-            });
-            if !present {
-                arr.push(json!({
-                    "matcher": WRITE_TOOLS.join("|"),
-                    "hooks": [{ "type": "command", "command": command, "timeout": 10 }]
-                }));
-            }
+            add_hook(v, &command);
         })?);
     }
     if cursor {

@@ -32,10 +32,21 @@ pub struct HybridWeights {
     pub kind: f64,
     /// Further matching chunks, damped.
     pub support: f64,
+    /// Code-graph edges to the first stage's best files.
+    #[serde(default)]
+    pub graph: f64,
+    /// Co-change confidence with the first stage's best files.
+    #[serde(default)]
+    pub cochange: f64,
     /// Added to a file of this class when the query does not ask for the
     /// class (source: 0).
     pub class_prior: BTreeMap<FileClass, f64>,
 }
+
+/// Weight of the `graph` feature (0 until fitted on the change-set sets).
+pub const GRAPH_WEIGHT: f64 = 0.0;
+/// Weight of the `cochange` feature (0 until fitted on the change-set sets).
+pub const COCHANGE_WEIGHT: f64 = 0.0;
 
 impl Default for HybridWeights {
     /// Fitted by coordinate ascent on mean(recall@10) + mean(MRR) over the
@@ -59,6 +70,8 @@ impl Default for HybridWeights {
             identifier: 0.55,
             kind: 0.65,
             support: 0.5,
+            graph: GRAPH_WEIGHT,
+            cochange: COCHANGE_WEIGHT,
             class_prior: [
                 (FileClass::Config, -0.188),
                 (FileClass::Test, -8.0),
@@ -67,6 +80,9 @@ impl Default for HybridWeights {
                 (FileClass::Generated, -0.5),
                 (FileClass::Vendored, -0.5),
                 (FileClass::Lock, -0.5),
+                // Other locales' translations rank like tests (they repeat
+                // the source locale's words in another language).
+                (FileClass::L10n, -8.0),
             ]
             .into_iter()
             .collect(),
@@ -86,6 +102,8 @@ impl HybridWeights {
             self.identifier,
             self.kind,
             self.support,
+            self.graph,
+            self.cochange,
         ]
         .iter()
         .chain(self.class_prior.values())
@@ -93,7 +111,7 @@ impl HybridWeights {
     }
 }
 
-/// An OpenAI-compatible embeddings API (`embedding_endpoint`, issue 15):
+/// An OpenAI-compatible embeddings API (`embedding_endpoint`):
 /// Hugging Face text-embeddings-inference, Ollama, vLLM, infinity … serving
 /// the same model as the local one. E5 prefixes are added and vectors
 /// L2-normalised by code-intel, so the server needs neither.
@@ -280,7 +298,12 @@ impl Default for Config {
                 "**/.venv/**".into(),
             ],
             sensitive_patterns: Vec::new(),
-            index_exclude_classes: vec![FileClass::Lock, FileClass::Generated, FileClass::Vendored],
+            index_exclude_classes: vec![
+                FileClass::Lock,
+                FileClass::Generated,
+                FileClass::Vendored,
+                FileClass::L10n,
+            ],
             source_dirs: Vec::new(),
             tool_timeout_seconds: 60,
             phase_scoped_tools: false,

@@ -17,7 +17,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 
 use crate::session::Session;
-use crate::util::now_secs;
+use crate::util::{FileStamp, now_secs};
+
+mod log;
+
+pub use log::*;
 
 /// Learned (term, symbol) pairs expire after this many seconds (30 days).
 pub const LEARNED_PAIR_TTL_SECS: u64 = 30 * 24 * 3600;
@@ -90,12 +94,27 @@ pub fn quarantine(path: &Path) -> PathBuf {
     aside
 }
 
-/// Sessions in `.code-intel/sessions/`, read from disk on every use (so
-/// every server process sees every change) and changed only through
-/// [`SessionStore::update`].
+/// Sessions in `.code-intel/sessions/`, changed only through
+/// [`SessionStore::update`]. Every use checks the file's stamp, so every
+/// server process sees every change; the file is read again only when its
+/// stamp differs from the version this process last read or wrote (a gated
+/// call reads a session at most once and writes it once).
 pub struct SessionStore {
     dir: PathBuf,
     state_dir: PathBuf,
+    /// Session id → (its file's stamp, the session as of that stamp).
+    cache: std::sync::Mutex<std::collections::HashMap<String, (FileStamp, Session)>>,
+    /// Session files read and written by this store (for tests and logs).
+    reads: std::sync::atomic::AtomicUsize,
+    writes: std::sync::atomic::AtomicUsize,
+}
+
+/// Sessions files read and written so far by one [`SessionStore`].
+#[cfg(test)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionIo {
+    pub reads: usize,
+    pub writes: usize,
 }
 
 impl SessionStore {
@@ -104,7 +123,25 @@ impl SessionStore {
         SessionStore {
             dir: state_dir.join("sessions"),
             state_dir: state_dir.to_path_buf(),
+            cache: std::sync::Mutex::default(),
+            reads: std::sync::atomic::AtomicUsize::new(0),
+            writes: std::sync::atomic::AtomicUsize::new(0),
         }
+    }
+
+    /// Session files read and written so far.
+    #[cfg(test)]
+    pub fn io(&self) -> SessionIo {
+        SessionIo {
+            reads: self.reads.load(Ordering::Relaxed),
+            writes: self.writes.load(Ordering::Relaxed),
+        }
+    }
+
+    fn cached(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, (FileStamp, Session)>> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn path(&self, id: &str) -> Result<PathBuf, LearnError> {
@@ -122,13 +159,24 @@ impl SessionStore {
     /// cannot be parsed (it is moved aside).
     pub fn get(&self, id: &str) -> Result<Session, LearnError> {
         let path = self.path(id)?;
+        let stamp =
+            FileStamp::of(&path).ok_or_else(|| LearnError::UnknownSession(id.to_string()))?;
+        if let Some((s, session)) = self.cached().get(id)
+            && *s == stamp
+        {
+            return Ok(session.clone());
+        }
         let text = std::fs::read_to_string(&path)
             .map_err(|_| LearnError::UnknownSession(id.to_string()))?;
-        Session::from_json(&text).map_err(|e| LearnError::Corrupt {
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        let session = Session::from_json(&text).map_err(|e| LearnError::Corrupt {
             path: path.display().to_string(),
             message: e.to_string(),
             quarantined: quarantine(&path).display().to_string(),
-        })
+        })?;
+        self.cached()
+            .insert(id.to_string(), (stamp, session.clone()));
+        Ok(session)
     }
 
     fn save(&self, s: &Session) -> Result<(), LearnError> {
@@ -139,7 +187,15 @@ impl SessionStore {
         };
         std::fs::create_dir_all(&self.dir).map_err(err)?;
         let bytes = serde_json::to_vec_pretty(s).map_err(|e| err(std::io::Error::other(e)))?;
-        write_atomic(&path, &bytes).map_err(err)
+        write_atomic(&path, &bytes).map_err(err)?;
+        self.writes.fetch_add(1, Ordering::Relaxed);
+        // Under the session's lock (update) or for a new id (create): the
+        // file is the version just written.
+        match FileStamp::of(&path) {
+            Some(stamp) => self.cached().insert(s.id.clone(), (stamp, s.clone())),
+            None => self.cached().remove(&s.id),
+        };
+        Ok(())
     }
 
     /// Stores a new session.
@@ -215,7 +271,7 @@ impl SessionStore {
     ///
     /// # Errors
     /// [`LearnError::Write`].
-    pub fn log(&self, name: &str, value: &serde_json::Value) -> Result<(), LearnError> {
+    pub fn log<T: Serialize>(&self, name: &str, value: &T) -> Result<(), LearnError> {
         let dir = self.state_dir.join("logs");
         let path = dir.join(format!("{name}.jsonl"));
         let err = |source| LearnError::Write {
@@ -234,8 +290,8 @@ impl SessionStore {
         f.write_all(&line).map_err(err)
     }
 
-    /// Every line of `logs/<name>.jsonl` that parses.
-    pub fn read_log(&self, name: &str) -> Vec<serde_json::Value> {
+    /// Every line of `logs/<name>.jsonl` that parses as a `T`.
+    pub fn read_log<T: serde::de::DeserializeOwned>(&self, name: &str) -> Vec<T> {
         std::fs::read_to_string(self.state_dir.join("logs").join(format!("{name}.jsonl")))
             .unwrap_or_default()
             .lines()
@@ -474,134 +530,5 @@ mod tests {
             pairs.iter().map(|p| p.symbol.as_str()).collect::<Vec<_>>(),
             vec!["login"]
         );
-    }
-}
-
-/// Success and failure counts of one group.
-#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
-pub struct Tally {
-    pub sessions: usize,
-    pub failures: usize,
-    /// failures / sessions.
-    pub failure_rate: f32,
-}
-
-/// Failure correlations over `logs/outcomes.jsonl` (failure = outcome
-/// `failure` or `partial`).
-#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
-pub struct Insights {
-    pub sessions: usize,
-    pub successes: usize,
-    pub failures: usize,
-    pub by_risk: BTreeMap<String, Tally>,
-    pub by_tool: BTreeMap<String, Tally>,
-    pub by_failure_point: BTreeMap<String, usize>,
-    /// Mean gate refusals per session, by outcome.
-    pub mean_refusals: BTreeMap<String, f32>,
-}
-
-impl Insights {
-    /// A few lines for people.
-    pub fn summary(&self) -> String {
-        let mut s = format!(
-            "{} sessions: {} succeeded, {} failed or partial\n",
-            self.sessions, self.successes, self.failures
-        );
-        for (risk, t) in &self.by_risk {
-            s.push_str(&format!(
-                "risk {risk}: {}/{} failed ({:.0}%)\n",
-                t.failures,
-                t.sessions,
-                t.failure_rate * 100.0
-            ));
-        }
-        let mut tools: Vec<_> = self
-            .by_tool
-            .iter()
-            .filter(|(_, t)| t.failures > 0)
-            .collect();
-        tools.sort_by(|a, b| b.1.failure_rate.total_cmp(&a.1.failure_rate));
-        for (tool, t) in tools.iter().take(5) {
-            s.push_str(&format!(
-                "tool {tool}: used in {} sessions, {:.0}% failed\n",
-                t.sessions,
-                t.failure_rate * 100.0
-            ));
-        }
-        for (point, n) in &self.by_failure_point {
-            s.push_str(&format!("failure point {point}: {n}\n"));
-        }
-        s
-    }
-}
-
-/// Computes [`Insights`] from outcome log records.
-pub fn insights(records: &[serde_json::Value]) -> Insights {
-    let mut out = Insights::default();
-    let mut refusals: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let bump = |t: &mut Tally, failed: bool| {
-        t.sessions += 1;
-        t.failures += usize::from(failed);
-        t.failure_rate = t.failures as f32 / t.sessions as f32;
-    };
-    for r in records {
-        let outcome = r["outcome"].as_str().unwrap_or("unknown").to_string();
-        let failed = outcome != "success";
-        out.sessions += 1;
-        if failed {
-            out.failures += 1;
-        } else {
-            out.successes += 1;
-        }
-        bump(
-            out.by_risk
-                .entry(r["risk"].as_str().unwrap_or("?").to_string())
-                .or_default(),
-            failed,
-        );
-        for tool in r["tools_used"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|t| t.as_str())
-        {
-            bump(out.by_tool.entry(tool.to_string()).or_default(), failed);
-        }
-        if failed {
-            let point = r["failure_point"]
-                .as_str()
-                .unwrap_or("unspecified")
-                .to_string();
-            *out.by_failure_point.entry(point).or_default() += 1;
-        }
-        let e = refusals.entry(outcome).or_default();
-        e.0 += r["refusals"].as_u64().unwrap_or(0) as usize;
-        e.1 += 1;
-    }
-    out.mean_refusals = refusals
-        .into_iter()
-        .map(|(k, (sum, n))| (k, sum as f32 / n as f32))
-        .collect();
-    out
-}
-
-#[cfg(test)]
-mod insight_tests {
-    use super::*;
-
-    #[test]
-    fn correlates_failures() {
-        let recs: Vec<serde_json::Value> = vec![
-            serde_json::json!({"outcome": "success", "risk": "LOW", "tools_used": ["find_definitions"], "refusals": 0}),
-            serde_json::json!({"outcome": "failure", "risk": "HIGH", "tools_used": ["search_text"], "refusals": 3, "failure_point": "wrong_symbol"}),
-            serde_json::json!({"outcome": "partial", "risk": "HIGH", "tools_used": ["search_text", "find_definitions"], "refusals": 1}),
-        ];
-        let i = insights(&recs);
-        assert_eq!((i.sessions, i.successes, i.failures), (3, 1, 2));
-        assert_eq!(i.by_risk["HIGH"].failure_rate, 1.0);
-        assert_eq!(i.by_tool["find_definitions"].failures, 1);
-        assert_eq!(i.by_failure_point["wrong_symbol"], 1);
-        assert_eq!(i.mean_refusals["failure"], 3.0);
-        assert!(i.summary().contains("risk HIGH: 2/2 failed"));
     }
 }

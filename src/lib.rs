@@ -3,31 +3,32 @@
 //! tree-sitter symbols and structure, and AST-chunked multilingual semantic
 //! search in an embedded LanceDB index kept in sync incrementally.
 //!
-//! Module map (dependencies point down): `server` (MCP only) → `index`
-//! (walk → chunk → embed → store) → `chunk`, `embed`, `store` → `search`
-//! (text, symbols) → `lang`, `repo`, `config`. Nothing but the MCP
-//! transport writes to stdout.
+//! The modules, their order and their rules are in ARCHITECTURE.md (§ Code
+//! map; `architecture_tests` keeps the code to it). `cli` is the binary's
+//! commands; everything else is crate-private, so rustc reports dead code.
 
-pub mod chunk;
-pub mod classify;
-pub mod client;
-pub mod config;
-pub mod embed;
-pub mod framework;
-pub mod index;
-pub mod lang;
-pub mod learn;
-pub mod lexical;
-pub mod model;
-pub mod rank;
-pub mod relevance;
-pub mod repo;
-pub mod runtime;
-pub mod search;
-pub mod server;
-pub mod session;
-pub mod store;
-pub mod util;
+pub(crate) mod chunk;
+pub(crate) mod classify;
+pub mod cli;
+pub(crate) mod client;
+pub(crate) mod config;
+pub(crate) mod embed;
+pub(crate) mod framework;
+pub(crate) mod graph;
+pub(crate) mod index;
+pub(crate) mod lang;
+pub(crate) mod learn;
+pub(crate) mod lexical;
+pub(crate) mod model;
+pub(crate) mod rank;
+pub(crate) mod relevance;
+pub(crate) mod repo;
+pub(crate) mod runtime;
+pub(crate) mod search;
+pub(crate) mod server;
+pub(crate) mod session;
+pub(crate) mod store;
+pub(crate) mod util;
 
 #[cfg(test)]
 mod architecture_tests;

@@ -1,7 +1,8 @@
 //! The `code-intel` binary: tracing to stderr, the async runtime, and the
-//! exit code of the command `cli` runs. Commands live in `src/cli/`.
+//! exit code of the command `code_intel::cli` runs. Commands live in
+//! `src/cli/`.
 
-mod cli;
+use code_intel::cli;
 
 use std::process::ExitCode;
 use std::time::Duration;

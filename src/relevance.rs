@@ -19,7 +19,7 @@ use crate::embed::{EmbedError, Embedder};
 pub const TARGET_PRECISION: f32 = 0.95;
 
 /// The three thresholds, cosine similarity in [-1, 1].
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct Thresholds {
     /// `score >= fact`: approve as FACT.
     pub fact: f32,
@@ -53,7 +53,7 @@ pub struct Thresholds {
 /// 79 (slot value, quote) pairs of `value_quote_pairs.tsv` (40 consistent, 39
 /// not; 30 + 10 and 25 + 14 ja + en): consistent pairs scored 0.850–0.993,
 /// inconsistent 0.774–0.854, chosen at precision 1.0
-/// ([`VALUE_QUOTE_PRECISION`]). The value the issue 13 report saw accepted
+/// ([`VALUE_QUOTE_PRECISION`]). The value an agent run saw accepted
 /// ("customer birthday calendar export" for "a product runs low on stock")
 /// is rejected. Before, the relevance `reject` threshold (0.77281) rejected
 /// none of the 39.
@@ -84,13 +84,40 @@ pub const RELEVANCE_PAIRS: &str = include_str!("../tests/calibration/relevance_p
 pub const MAP_PAIRS: &str = include_str!("../tests/calibration/map_pairs.tsv");
 pub const VALUE_QUOTE_PAIRS: &str = include_str!("../tests/calibration/value_quote_pairs.tsv");
 
-/// How a score is judged.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Tier {
-    Fact,
-    Grey,
-    Reject,
+pub use crate::session::Tier;
+
+/// The tier of a (term, symbol) check: a symbol without a definition is
+/// rejected whatever its score (docs/sessions.md § Relevance), others by
+/// the calibrated thresholds.
+pub fn tier(thresholds: &Thresholds, score: f32, undefined: bool) -> Tier {
+    if undefined {
+        Tier::Reject
+    } else {
+        thresholds.classify(score)
+    }
+}
+
+/// The value/quote rule: a slot whose value does not say what its quote
+/// says (value/quote similarity below `thresholds.value_quote`) leaves the
+/// frame, with a rejection saying why; `scores` are by slot.
+pub fn check_values(
+    thresholds: &Thresholds,
+    frame: &mut crate::session::QueryFrame,
+    scores: &std::collections::BTreeMap<crate::session::SlotName, f32>,
+) -> Vec<crate::session::SlotRejection> {
+    let mut rejected = Vec::new();
+    for (&slot, &score) in scores {
+        if score < thresholds.value_quote && frame.remove(&slot).is_some() {
+            rejected.push(crate::session::SlotRejection {
+                slot,
+                reason: format!(
+                    "the value does not say what its quote says (similarity {score:.3} < {:.3}); write the value as a short translation or paraphrase of the quote",
+                    thresholds.value_quote
+                ),
+            });
+        }
+    }
+    rejected
 }
 
 impl Thresholds {
@@ -357,6 +384,40 @@ mod tests {
         assert!(m.value_quote.precision >= TARGET_PRECISION, "{m:?}");
         assert_eq!(t.classify(0.95), Tier::Fact);
         assert_eq!(t.classify(0.60), Tier::Reject);
+        // The value/quote rule: below the threshold leaves the frame.
+        let slot = |v: &str| crate::session::Slot {
+            value: v.into(),
+            quote: v.into(),
+        };
+        use crate::session::SlotName::{DesiredAction, TargetFeature};
+        let mut frame = crate::session::QueryFrame::from([
+            (TargetFeature, slot("login")),
+            (DesiredAction, slot("fix")),
+        ]);
+        let scores = std::collections::BTreeMap::from([
+            (TargetFeature, t.value_quote - 0.01),
+            (DesiredAction, t.value_quote),
+        ]);
+        let rejected = check_values(&t, &mut frame, &scores);
+        assert_eq!(
+            rejected.iter().map(|r| r.slot).collect::<Vec<_>>(),
+            [TargetFeature]
+        );
+        assert!(
+            rejected[0].reason.contains("paraphrase"),
+            "{}",
+            rejected[0].reason
+        );
+        assert_eq!(frame.keys().copied().collect::<Vec<_>>(), [DesiredAction]);
+        // The override: no definition, no approval, whatever the score.
+        for (score, undefined, want) in [
+            (0.95, false, Tier::Fact),
+            (0.95, true, Tier::Reject),
+            (0.60, false, Tier::Reject),
+            (0.60, true, Tier::Reject),
+        ] {
+            assert_eq!(tier(&t, score, undefined), want, "{score} {undefined}");
+        }
     }
 
     #[test]

@@ -49,8 +49,22 @@ pub const SENSITIVE_PATTERNS: &[&str] = &[
     "secrets.yml",
     "secrets.yaml",
     "secrets.json",
+    ".git",
     ".git/**",
+    // The server's own state (sessions, logs, the index): never a result.
+    ".code-intel",
+    ".code-intel/**",
 ];
+
+/// Longest path argument accepted, in bytes (Linux's PATH_MAX is 4,096;
+/// a repository path longer than this is not one a user means). The fuzz
+/// corpus's 6,000-character path of 3,000 segments took over 60 s to
+/// resolve before this bound (tests/e2e/test_reliability.py).
+pub const MAX_PATH_BYTES: usize = 1024;
+
+/// Most components a path argument may have (the deepest file of
+/// laravel/framework, django/django and symfony/symfony is under 20 levels).
+pub const MAX_PATH_DEPTH: usize = 64;
 
 /// Bytes sniffed for a NUL to call a file binary (git and ripgrep use the
 /// same heuristic; 8 KiB as in git's `buffer_is_binary`).
@@ -76,9 +90,15 @@ pub enum PathError {
         source: ignore::Error,
     },
     #[error(
-        "`{0}` is withheld: it matches the sensitive-file policy (secrets, keys, credentials, .git/); code-intel never returns or embeds such files (sensitive_patterns in the config adds patterns)"
+        "`{0}` is withheld: it matches the sensitive-file policy (secrets, keys, credentials, .git/, .code-intel/); code-intel never returns or embeds such files (sensitive_patterns in the config adds patterns)"
     )]
     Sensitive(String),
+    #[error(
+        "path of {bytes} bytes and {depth} components is too long: at most {max_bytes} bytes and {max_depth} components",
+        max_bytes = MAX_PATH_BYTES,
+        max_depth = MAX_PATH_DEPTH
+    )]
+    TooLong { bytes: usize, depth: usize },
 }
 
 /// The compiled sensitive-file policy: a path is sensitive when a pattern
@@ -181,6 +201,13 @@ impl Repo {
     /// nothing exists there.
     pub fn resolve(&self, arg: &str) -> Result<PathBuf, PathError> {
         let arg_path = Path::new(arg);
+        let depth = arg_path.components().count();
+        if arg.len() > MAX_PATH_BYTES || depth > MAX_PATH_DEPTH {
+            return Err(PathError::TooLong {
+                bytes: arg.len(),
+                depth,
+            });
+        }
         if arg_path
             .components()
             .any(|c| matches!(c, Component::ParentDir))
@@ -223,6 +250,7 @@ impl Repo {
     /// As [`Repo::resolve`]: `..` or an ancestor outside the root
     /// ([`PathError::Escape`]), a withheld file ([`PathError::Sensitive`]).
     pub fn resolve_for_write(&self, arg: &str) -> Result<(String, bool), PathError> {
+        // Bounded first: the walk below resolves every ancestor.
         match self.resolve(arg) {
             Ok(abs) => return Ok((self.rel(&abs), abs.is_file())),
             Err(PathError::NotFound(_)) => {}
@@ -339,21 +367,6 @@ pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// True when the first 8 KiB of the file hold a NUL byte.
-pub fn is_binary(path: &Path) -> std::io::Result<bool> {
-    let mut file = open_regular(path)?;
-    let mut buf = [0u8; BINARY_SNIFF_BYTES];
-    let mut filled = 0;
-    while filled < buf.len() {
-        let n = file.read(&mut buf[filled..])?;
-        if n == 0 {
-            break;
-        }
-        filled += n;
-    }
-    Ok(buf[..filled].contains(&0))
-}
-
 /// True when bytes hold a NUL in their first 8 KiB.
 pub fn bytes_look_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
@@ -375,9 +388,42 @@ mod tests {
         assert!(made.success());
         let err = read_regular(&fifo).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
-        assert!(is_binary(&fifo).is_err());
         std::fs::write(dir.path().join("a.php"), "<?php").unwrap();
         assert_eq!(read_regular(&dir.path().join("a.php")).unwrap(), b"<?php");
+    }
+
+    /// Path arguments are bounded before any file-system call, and the
+    /// server's own state is withheld like `.git/`.
+    #[test]
+    fn long_paths_and_state_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".code-intel/sessions")).unwrap();
+        std::fs::write(dir.path().join(".code-intel/sessions/a.json"), "{}").unwrap();
+        std::fs::create_dir_all(dir.path().join("app")).unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let deep = format!("{}x.php", "a/".repeat(3000));
+        let started = std::time::Instant::now();
+        for arg in [deep.as_str(), &"b".repeat(MAX_PATH_BYTES + 1)] {
+            assert!(
+                matches!(repo.resolve(arg), Err(PathError::TooLong { .. })),
+                "{}",
+                arg.len()
+            );
+            assert!(matches!(
+                repo.resolve_for_write(arg),
+                Err(PathError::TooLong { .. })
+            ));
+        }
+        assert!(started.elapsed().as_secs() < 5);
+        let ok = format!("app/{}x.php", "a/".repeat(MAX_PATH_DEPTH - 3));
+        assert_eq!(repo.resolve_for_write(&ok).unwrap(), (ok.clone(), false));
+        for arg in [".code-intel", ".code-intel/sessions/a.json", ".git"] {
+            std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+            assert!(
+                matches!(repo.resolve(arg), Err(PathError::Sensitive(_))),
+                "{arg}"
+            );
+        }
     }
 
     fn check_escape(repo: &Repo, arg: &str) {

@@ -112,29 +112,11 @@ pub fn pull() -> Result<PathBuf, RuntimeFetchError> {
         url: url.to_string(),
         message,
     };
-    let meta: serde_json::Value = ureq::get(&index)
-        .call()
-        .map_err(|e| fetch_err(&index, e.to_string()))?
-        .body_mut()
-        .read_json()
-        .map_err(|e| fetch_err(&index, e.to_string()))?;
-    let mut wheels: Vec<(&str, &str, &str)> = meta["urls"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|u| {
-            Some((
-                u["filename"].as_str()?,
-                u["url"].as_str()?,
-                u["digests"]["sha256"].as_str()?,
-            ))
-        })
-        .filter(|(name, _, _)| name.contains(markers[0]) && name.ends_with(markers[1]))
-        .collect();
-    wheels.sort_unstable();
-    let (wheel, url, sha256) = *wheels.first().ok_or(RuntimeFetchError::Unsupported {
-        platform: platform_name,
-    })?;
+    let (wheel, url, sha256) =
+        wheel_of(&index, markers)?.ok_or(RuntimeFetchError::Unsupported {
+            platform: platform_name,
+        })?;
+    let (wheel, url, sha256) = (wheel.as_str(), url.as_str(), sha256.as_str());
     let dir = runtime_dir();
     let io_err = |message: String| RuntimeFetchError::Io {
         path: dir.clone(),
@@ -192,6 +174,43 @@ pub fn pull() -> Result<PathBuf, RuntimeFetchError> {
     let _ = std::fs::remove_file(&wheel_path);
     unpacked.map_err(io_err)?;
     Ok(dir.join(lib))
+}
+
+/// The onnxruntime wheel for this platform in a PyPI JSON `index`:
+/// (file name, URL, SHA-256), the first by name whose name has
+/// `markers[0]` and ends with `markers[1]`; `None` when none does.
+///
+/// # Errors
+/// The index cannot be fetched or parsed.
+fn wheel_of(
+    index: &str,
+    markers: [&str; 2],
+) -> Result<Option<(String, String, String)>, RuntimeFetchError> {
+    let fetch_err = |message: String| RuntimeFetchError::Fetch {
+        url: index.to_string(),
+        message,
+    };
+    let meta: serde_json::Value = ureq::get(index)
+        .call()
+        .map_err(|e| fetch_err(e.to_string()))?
+        .body_mut()
+        .read_json()
+        .map_err(|e| fetch_err(e.to_string()))?;
+    let mut wheels: Vec<(String, String, String)> = meta["urls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|u| {
+            Some((
+                u["filename"].as_str()?.to_string(),
+                u["url"].as_str()?.to_string(),
+                u["digests"]["sha256"].as_str()?.to_string(),
+            ))
+        })
+        .filter(|(name, _, _)| name.contains(markers[0]) && name.ends_with(markers[1]))
+        .collect();
+    wheels.sort_unstable();
+    Ok(wheels.into_iter().next())
 }
 
 /// Copies one member of a zip archive to `dest` (through a temp file and a

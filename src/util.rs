@@ -12,6 +12,32 @@ pub fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// What identifies one version of a file without reading it: length,
+/// modification time and (on Unix) inode. An atomic rename gives a new
+/// inode, so a file replaced within the mtime's resolution still differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+impl FileStamp {
+    /// The stamp of `path` now, `None` when it cannot be read.
+    pub fn of(path: &std::path::Path) -> Option<FileStamp> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(FileStamp {
+            len: m.len(),
+            modified: m.modified().ok(),
+            inode,
+        })
+    }
+}
+
 /// Lowercase hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;

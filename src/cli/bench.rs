@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::embed::E5_DIM;
+use crate::index;
+use crate::store::Store;
 use anyhow::{Context, Result};
-use code_intel::embed::E5_DIM;
-use code_intel::index;
-use code_intel::store::Store;
 
 use super::{load_embedder, open};
 
@@ -43,7 +43,8 @@ pub async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
     let (repo, config) = open(repo)?;
     let embedder = load_embedder(&config).await?;
     let store = Store::open(&repo.state_dir().join("lance"), E5_DIM).await?;
-    let ranker = code_intel::rank::Ranker::default();
+    let ranker = crate::rank::Ranker::default();
+    let graph = crate::index::CodeGraph::load(&repo);
     let mut input = String::new();
     std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
     let mut out = std::io::stdout().lock();
@@ -53,11 +54,11 @@ pub async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
             .as_str()
             .context("a line has no \"query\"")?
             .to_string();
-        let req = code_intel::rank::Request {
+        let req = crate::rank::Request {
             query,
             limit,
             chunks_per_file: 1,
-            scope: code_intel::store::Scope::default(),
+            scope: crate::store::Scope::default(),
         };
         let o = ranker
             .run(
@@ -65,6 +66,7 @@ pub async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
                 Arc::clone(&embedder),
                 &config.hybrid_weights,
                 &req,
+                Some(&graph),
                 true,
             )
             .await?;

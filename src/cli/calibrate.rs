@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 /// `paths`: the relevance, map and value/quote pair files (`None`: the set
 /// compiled in from tests/calibration/).
 pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -> Result<()> {
-    use code_intel::relevance::{self, CALIBRATED, LabelledScores};
+    use crate::relevance::{self, CALIBRATED, LabelledScores};
     let (_, config) = open(repo)?;
     let read = |p: Option<&Path>, default: &str| -> Result<Vec<(String, String, bool)>> {
         let text = match p {

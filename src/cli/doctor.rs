@@ -5,13 +5,13 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::config::Config;
+use crate::embed::{self, E5_DIM, Embedder};
+use crate::index::{self, SyncState};
+use crate::model;
+use crate::repo::Repo;
+use crate::store::Store;
 use anyhow::{Context, Result};
-use code_intel::config::Config;
-use code_intel::embed::{self, E5_DIM, Embedder};
-use code_intel::index::{self, SyncState};
-use code_intel::model;
-use code_intel::repo::Repo;
-use code_intel::store::Store;
 
 /// The outcome of one check: `ok` false means broken (exit code 2); a
 /// message always says what was found and, when something is off, the fix.
@@ -98,9 +98,7 @@ fn state_file_checks(repo: &Repo) -> Vec<Check> {
     {
         let bad = records
             .iter()
-            .filter(|r| {
-                serde_json::from_value::<code_intel::learn::LearnedPair>((*r).clone()).is_err()
-            })
+            .filter(|r| serde_json::from_value::<crate::learn::LearnedPair>((*r).clone()).is_err())
             .count();
         if bad > 0 {
             checks.push(check(
@@ -164,7 +162,7 @@ fn config_checks(repo: &Repo) -> (Config, Vec<Check>) {
     let unknown = std::fs::read_to_string(repo.state_dir().join("config.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .map(|v| code_intel::config::unknown_keys(&v))
+        .map(|v| crate::config::unknown_keys(&v))
         .unwrap_or_default();
     if !unknown.is_empty() {
         checks.push(check(
@@ -191,13 +189,13 @@ fn runtime_check(config: &Config) -> Check {
             ),
         ),
         // Not broken while the first index or serve can download it.
-        Err(e) if code_intel::runtime::supported() && embed::may_download_runtime(config) => check(
+        Err(e) if crate::runtime::supported() && embed::may_download_runtime(config) => check(
             "onnx_runtime",
             true,
             format!(
                 "not found ({e}); the first index or serve downloads ONNX Runtime {} from PyPI into {} (`code-intel model pull` does it now)",
-                code_intel::runtime::ORT_VERSION,
-                code_intel::runtime::runtime_dir().display()
+                crate::runtime::ORT_VERSION,
+                crate::runtime::runtime_dir().display()
             ),
         ),
         Err(e) => check("onnx_runtime", false, e.to_string()),
@@ -206,8 +204,8 @@ fn runtime_check(config: &Config) -> Check {
 
 /// One query through the endpoint, without retries: reachable, key
 /// accepted, the configured model and width answered.
-async fn endpoint_check(endpoint: &code_intel::config::EndpointConfig) -> Check {
-    let probe = code_intel::config::EndpointConfig {
+async fn endpoint_check(endpoint: &crate::config::EndpointConfig) -> Check {
+    let probe = crate::config::EndpointConfig {
         retries: 0,
         timeout_seconds: endpoint.timeout_seconds.min(15),
         ..endpoint.clone()
@@ -244,7 +242,7 @@ async fn vector_store_check(repo: &Repo, config: &Config, uri: &str) -> Check {
         None if !state.model_id.is_empty() => state.model_id.clone(),
         None => config.embedding_model.clone(),
     };
-    let opened = code_intel::store::shared::SharedVectors::open(
+    let opened = crate::store::shared::SharedVectors::open(
         uri,
         &config.vector_store_options,
         &model,

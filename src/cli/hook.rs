@@ -27,7 +27,7 @@ pub fn hook_cmd() -> Result<ExitCode> {
         Ok(v) => v,
         Err(e) => return Ok(block(&format!("the hook input is not valid JSON: {e}"))),
     };
-    if let Some(deny) = code_intel::client::pre_tool_use(&v) {
+    if let Some(deny) = crate::client::pre_tool_use(&v) {
         writeln!(std::io::stdout().lock(), "{deny}")?;
     }
     Ok(ExitCode::SUCCESS)

@@ -5,10 +5,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::embed::E5_DIM;
+use crate::index::{self, Progress};
+use crate::store::Store;
 use anyhow::Result;
-use code_intel::embed::E5_DIM;
-use code_intel::index::{self, Progress};
-use code_intel::store::Store;
 
 use super::{load_embedder, open};
 

@@ -3,16 +3,16 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::repo::Repo;
 use anyhow::{Context, Result};
-use code_intel::repo::Repo;
 
 pub fn init_cmd(path: &Path, hooks: bool, cursor: bool, dry_run: bool) -> Result<()> {
     let repo =
         Repo::open(path).with_context(|| format!("cannot open repository {}", path.display()))?;
     let exe = std::env::current_exe().context("cannot locate the code-intel executable")?;
-    let launch = code_intel::client::launch(&exe);
-    let changes = code_intel::client::init(&repo, &launch, hooks, cursor, dry_run)
-        .map_err(anyhow::Error::msg)?;
+    let launch = crate::client::launch(&exe);
+    let changes =
+        crate::client::init(&repo, &launch, hooks, cursor, dry_run).map_err(anyhow::Error::msg)?;
     let mut out = std::io::stdout().lock();
     if launch.on_path {
         writeln!(out, "command: code-intel (found on PATH)")?;
@@ -39,7 +39,7 @@ pub fn init_cmd(path: &Path, hooks: bool, cursor: bool, dry_run: bool) -> Result
         writeln!(
             out,
             "\nCursor: put this in .cursor/mcp.json (or run init --cursor):\n{}",
-            code_intel::client::mcp_snippet(&launch)
+            crate::client::mcp_snippet(&launch)
         )?;
     }
     Ok(())

@@ -8,8 +8,8 @@ use anyhow::Result;
 
 pub fn insights_cmd(repo: &Path, json: bool) -> Result<()> {
     let (repo, _) = open(repo)?;
-    let store = code_intel::learn::SessionStore::new(&repo.state_dir());
-    let insights = code_intel::learn::insights(&store.read_log("outcomes"));
+    let store = crate::learn::SessionStore::new(&repo.state_dir());
+    let insights = crate::learn::insights(&store.read_log(crate::learn::OUTCOMES_LOG));
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&insights)?)?;

@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::config::Config;
+use crate::embed::Embedder;
+use crate::repo::Repo;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use code_intel::config::Config;
-use code_intel::embed::Embedder;
-use code_intel::repo::Repo;
 
 #[derive(Parser)]
 #[command(
@@ -71,6 +71,23 @@ pub enum Command {
         limit: usize,
         #[arg(long, value_enum, default_value_t = CollectionArg::Auto)]
         collection: CollectionArg,
+        /// Print results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Files likely to change with the given files or symbol: code-graph
+    /// edges and co-change history, with reasons (as the related_files tool).
+    Related {
+        /// Repo-relative files the change starts from.
+        files: Vec<String>,
+        /// Or a symbol: its definitions' files.
+        #[arg(long)]
+        symbol: Option<String>,
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Files to show.
+        #[arg(short = 'n', long, default_value_t = 10)]
+        limit: usize,
         /// Print results as JSON.
         #[arg(long)]
         json: bool,
@@ -227,6 +244,19 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             collection,
             json,
         } => ok(search::search_cmd(&repo, &query, limit, collection, json).await),
+        Command::Related {
+            files,
+            symbol,
+            repo,
+            limit,
+            json,
+        } => ok(search::related_cmd(
+            &repo,
+            &files,
+            symbol.as_deref(),
+            limit,
+            json,
+        )),
         Command::Model {
             action: ModelAction::Pull { repo, json },
         } => ok(model::pull_cmd(&repo, json).await),
@@ -278,5 +308,5 @@ pub(crate) fn open(repo: &Path) -> Result<(Repo, Config)> {
 
 pub(crate) async fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>> {
     let config = config.clone();
-    Ok(tokio::task::spawn_blocking(move || code_intel::embed::load(&config)).await??)
+    Ok(tokio::task::spawn_blocking(move || crate::embed::load(&config)).await??)
 }

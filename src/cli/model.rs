@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::config::Config;
+use crate::{embed, model};
 use anyhow::Result;
-use code_intel::config::Config;
-use code_intel::{embed, model};
 
 pub async fn pull_cmd(repo: &Path, json: bool) -> Result<()> {
     let config = Config::load(repo)?;

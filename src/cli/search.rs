@@ -1,13 +1,14 @@
-//! `code-intel search`: semantic search from the shell.
+//! `code-intel search` and `code-intel related`: semantic search and the
+//! change set of a file from the shell.
 
 use std::io::Write;
 use std::path::Path;
-use std::sync::Arc;
 
+use crate::embed::E5_DIM;
+use crate::index::{self, Progress};
+use crate::rank::{Collection, semantic_search};
+use crate::store::Store;
 use anyhow::Result;
-use code_intel::embed::E5_DIM;
-use code_intel::index::{self, Progress};
-use code_intel::store::Store;
 
 use super::{CollectionArg, load_embedder, open};
 
@@ -21,25 +22,30 @@ pub async fn search_cmd(
     let (repo, config) = open(repo)?;
     let embedder = load_embedder(&config).await?;
     let store = Store::open(&repo.state_dir().join("lance"), E5_DIM).await?;
-    let q = query.to_string();
-    let emb = Arc::clone(&embedder);
-    let vector = tokio::task::spawn_blocking(move || emb.embed_query(&q)).await??;
-    let forest = if collection == CollectionArg::Map {
-        Vec::new()
-    } else {
-        store
-            .search_forest(&vector, limit, &code_intel::store::Scope::default())
-            .await?
+    let collection = match collection {
+        CollectionArg::Forest => Collection::Forest,
+        CollectionArg::Map => Collection::Map,
+        CollectionArg::Auto => Collection::Auto,
     };
-    let map = if collection == CollectionArg::Forest {
-        Vec::new()
-    } else {
-        store.search_map(&vector, limit).await?
-    };
+    let hits = semantic_search(
+        &store,
+        embedder,
+        query,
+        collection,
+        limit,
+        &crate::store::Scope::default(),
+    )
+    .await?;
+    let (forest, map) = (hits.results, hits.map_results);
     let readiness = index::readiness(&repo, &Progress::default(), &config);
     let mut out = std::io::stdout().lock();
     if json {
-        let v = serde_json::json!({ "results": forest, "map_results": map, "index": readiness });
+        let v = serde_json::json!({
+            "results": forest,
+            "map_results": map,
+            "short_circuit": hits.short_circuit,
+            "index": readiness,
+        });
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
@@ -58,6 +64,36 @@ pub async fn search_cmd(
             h.kind,
             h.fqcn.as_deref().unwrap_or(&h.name)
         )?;
+    }
+    Ok(())
+}
+
+pub fn related_cmd(
+    repo: &Path,
+    files: &[String],
+    symbol: Option<&str>,
+    limit: usize,
+    json: bool,
+) -> Result<()> {
+    let (repo, config) = open(repo)?;
+    let symbols = crate::search::symbols::SymbolCache::default();
+    let seeds =
+        index::seeds(&repo, &config, &symbols, files, symbol).map_err(anyhow::Error::msg)?;
+    let graph = index::CodeGraph::load(&repo);
+    let related = crate::graph::related(&graph.graph, Some(&graph.history), &seeds, limit);
+    let mut out = std::io::stdout().lock();
+    if json {
+        let v = serde_json::json!({
+            "seeds": seeds,
+            "files": related,
+            "graph_edges": graph.graph.len(),
+            "history_commits": graph.history.commits,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    for (i, r) in related.iter().enumerate() {
+        write!(out, "{}", crate::server::related_line(i, r))?;
     }
     Ok(())
 }

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
+use crate::server::CodeIntel;
 use anyhow::{Context, Result};
-use code_intel::server::CodeIntel;
 use rmcp::ServiceExt;
 
 use super::open;
@@ -15,7 +15,7 @@ pub async fn serve_cmd(repo: &Path) -> Result<()> {
     let server = CodeIntel::new(repo, config);
     server.start_background();
     // The guard answers malformed requests rmcp would drop unanswered.
-    let guarded = code_intel::server::transport::guarded(tokio::io::stdin(), tokio::io::stdout());
+    let guarded = crate::server::transport::guarded(tokio::io::stdin(), tokio::io::stdout());
     let service = server
         .serve((guarded.input, guarded.output))
         .await

@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::embed::{self, E5_DIM};
+use crate::index::{self, Progress, SyncState};
+use crate::store::Store;
 use anyhow::Result;
-use code_intel::embed::{self, E5_DIM};
-use code_intel::index::{self, Progress, SyncState};
-use code_intel::store::Store;
 
 use super::open;
 
@@ -25,19 +25,7 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
     } else {
         None
     };
-    // Why files were left out, grouped: "lock (lock file composer.lock)"
-    // counts as "lock", "binary" as itself; one example each.
-    let mut left_out: std::collections::BTreeMap<String, (usize, String)> = Default::default();
-    for (file, s) in &state.skipped {
-        let group = s
-            .reason
-            .split([' ', ':', '('])
-            .next()
-            .unwrap_or(&s.reason)
-            .to_string();
-        let e = left_out.entry(group).or_insert((0, file.clone()));
-        e.0 += 1;
-    }
+    let left_out = left_out(&state);
     let v = serde_json::json!({
         "repo": repo.root(),
         "files_indexed": state.files.len(),
@@ -90,9 +78,36 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
         )?,
     }
     let last = state.last_sync.map_or("never".to_string(), |t| {
-        format!("{} s ago", code_intel::util::now_secs().saturating_sub(t))
+        format!("{} s ago", crate::util::now_secs().saturating_sub(t))
     });
     writeln!(out, "last sync:    {last}")?;
+    write_model(&mut out, &config, runtime)?;
+    Ok(())
+}
+
+/// Why files were left out, grouped: "lock (lock file composer.lock)"
+/// counts as "lock", "binary" as itself; (count, one example) each.
+fn left_out(state: &SyncState) -> std::collections::BTreeMap<String, (usize, String)> {
+    let mut left_out: std::collections::BTreeMap<String, (usize, String)> = Default::default();
+    for (file, s) in &state.skipped {
+        let group = s
+            .reason
+            .split([' ', ':', '('])
+            .next()
+            .unwrap_or(&s.reason)
+            .to_string();
+        let e = left_out.entry(group).or_insert((0, file.clone()));
+        e.0 += 1;
+    }
+    left_out
+}
+
+/// The model and ONNX Runtime lines of the text report.
+fn write_model(
+    out: &mut impl Write,
+    config: &crate::config::Config,
+    runtime: Result<embed::RuntimeInfo, embed::EmbedError>,
+) -> Result<()> {
     let model_where = config
         .model_dir
         .as_ref()
@@ -102,7 +117,7 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
         "model:        {} ({}, {})",
         config.embedding_model,
         model_where.display(),
-        if embed::model_present(&config) {
+        if embed::model_present(config) {
             "present"
         } else {
             "not downloaded yet"

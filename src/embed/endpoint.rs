@@ -1,5 +1,5 @@
 //! A remote OpenAI-compatible embeddings API as an [`Embedder`]
-//! (`embedding_endpoint`, issue 15): `POST …/v1/embeddings` with
+//! (`embedding_endpoint`): `POST …/v1/embeddings` with
 //! `{"model", "input": [..], "encoding_format": "float"}`, answered with
 //! `{"data": [{"index", "embedding"}], "model"}`. We add the E5 prefixes and
 //! L2-normalise, so any server of the same weights (text-embeddings-inference,

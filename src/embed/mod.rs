@@ -354,6 +354,66 @@ pub struct FastEmbedder {
     id: String,
 }
 
+/// multilingual-e5-small from a Hugging Face cache directory (fastembed's
+/// own loader).
+fn hub_model(cache_dir: PathBuf, threads: usize) -> Result<TextEmbedding, String> {
+    let opts = TextInitOptions::new(EmbeddingModel::MultilingualE5Small)
+        .with_cache_dir(cache_dir)
+        .with_max_length(E5_MAX_TOKENS)
+        .with_intra_threads(threads)
+        .with_session_config("session.intra_op.allow_spinning", "0")
+        .with_show_download_progress(false);
+    TextEmbedding::try_new(opts).map_err(|e| e.to_string())
+}
+
+/// The model of `model_dir` (`model.onnx` and the tokenizer files), with its
+/// id: the weights are identified by size, not by path, so moving the
+/// directory does not force a re-embed and swapping fp32 for int8 does.
+fn dir_model(dir: &Path, cache: &Path, threads: usize) -> Result<(TextEmbedding, String), String> {
+    for f in MODEL_FILES {
+        if !dir.join(f).is_file() {
+            return Err(format!("{}: not found", dir.join(f).display()));
+        }
+    }
+    let size = std::fs::metadata(dir.join("model.onnx"))
+        .map_err(|e| e.to_string())?
+        .len();
+    let id = format!("multilingual-e5-small:onnx-{size}-bytes");
+    // ONNX Runtime reading the file itself peaks one copy of the weights
+    // lower than loading from our buffer (peak RSS after load: 1067 vs 1513
+    // MiB for fp32, 733 vs 843 MiB for int8; 2026-11-21), so model_dir is
+    // presented to fastembed as a Hugging Face cache of symlinks when
+    // possible. fastembed reads HF_HOME instead of the cache dir it is
+    // given, so the linked cache only works (and is only built) without it.
+    let linked = if crate::model::hf_home().is_none() {
+        linked_cache(dir, cache)
+    } else {
+        None
+    };
+    if let Some(linked) = linked {
+        match hub_model(linked, threads) {
+            Ok(m) => return Ok((m, id)),
+            Err(e) => tracing::debug!("linked model cache failed: {e}"),
+        }
+    }
+    let read =
+        |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("{}: {e}", dir.join(f).display()));
+    let files = TokenizerFiles {
+        tokenizer_file: read("tokenizer.json")?,
+        config_file: read("config.json")?,
+        special_tokens_map_file: read("special_tokens_map.json")?,
+        tokenizer_config_file: read("tokenizer_config.json")?,
+    };
+    let model =
+        UserDefinedEmbeddingModel::new(read("model.onnx")?, files).with_pooling(Pooling::Mean);
+    let opts = InitOptionsUserDefined::new()
+        .with_max_length(E5_MAX_TOKENS)
+        .with_intra_threads(threads)
+        .with_session_config("session.intra_op.allow_spinning", "0");
+    let m = TextEmbedding::try_new_from_user_defined(model, opts).map_err(|e| e.to_string())?;
+    Ok((m, id))
+}
+
 impl FastEmbedder {
     /// Loads ONNX Runtime and the model (from `model_dir`, else the hub
     /// cache, downloading into it first when files are missing: see
@@ -381,78 +441,12 @@ impl FastEmbedder {
         // after discovery); contain that to an error.
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
             || -> Result<(TextEmbedding, String), EmbedError> {
-                let named = |cache_dir: PathBuf| -> Result<TextEmbedding, EmbedError> {
-                    let opts = TextInitOptions::new(EmbeddingModel::MultilingualE5Small)
-                        .with_cache_dir(cache_dir)
-                        .with_max_length(E5_MAX_TOKENS)
-                        .with_intra_threads(threads)
-                        .with_session_config("session.intra_op.allow_spinning", "0")
-                        .with_show_download_progress(false);
-                    TextEmbedding::try_new(opts).map_err(|e| model_err(e.to_string()))
-                };
                 match &config.model_dir {
-                    Some(dir) => {
-                        for f in MODEL_FILES {
-                            if !dir.join(f).is_file() {
-                                return Err(model_err(format!(
-                                    "{}: not found",
-                                    dir.join(f).display()
-                                )));
-                            }
-                        }
-                        // Identify the weights by size, not by path: moving the
-                        // directory must not force a re-embed, swapping fp32
-                        // for int8 must.
-                        let size = std::fs::metadata(dir.join("model.onnx"))
-                            .map_err(|e| model_err(e.to_string()))?
-                            .len();
-                        let id = format!("multilingual-e5-small:onnx-{size}-bytes");
-                        // ONNX Runtime reading the file itself peaks one copy
-                        // of the weights lower than loading from our buffer
-                        // (peak RSS after load: 1067 vs 1513 MiB for fp32,
-                        // 733 vs 843 MiB for int8; 2026-11-21), so model_dir
-                        // is presented to fastembed as a Hugging Face cache of
-                        // symlinks when possible.
-                        // fastembed reads HF_HOME instead of the cache dir
-                        // it is given, so the linked cache only works (and is
-                        // only built) without it.
-                        let linked = if crate::model::hf_home().is_none() {
-                            linked_cache(dir, &cache)
-                        } else {
-                            None
-                        };
-                        if let Some(linked) = linked {
-                            match named(linked) {
-                                Ok(m) => return Ok((m, id)),
-                                Err(e) => tracing::debug!("linked model cache failed: {e}"),
-                            }
-                        }
-                        let read = |f: &str| {
-                            std::fs::read(dir.join(f))
-                                .map_err(|e| model_err(format!("{}: {e}", dir.join(f).display())))
-                        };
-                        let files = TokenizerFiles {
-                            tokenizer_file: read("tokenizer.json")?,
-                            config_file: read("config.json")?,
-                            special_tokens_map_file: read("special_tokens_map.json")?,
-                            tokenizer_config_file: read("tokenizer_config.json")?,
-                        };
-                        let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, files)
-                            .with_pooling(Pooling::Mean);
-                        let opts = InitOptionsUserDefined::new()
-                            .with_max_length(E5_MAX_TOKENS)
-                            .with_intra_threads(threads)
-                            .with_session_config("session.intra_op.allow_spinning", "0");
-                        let m = TextEmbedding::try_new_from_user_defined(model, opts)
-                            .map_err(|e| model_err(e.to_string()))?;
-                        Ok((m, id))
-                    }
+                    Some(dir) => dir_model(dir, &cache, threads).map_err(model_err),
                     None => {
                         crate::model::pull(config, true).map_err(|e| model_err(e.to_string()))?;
-                        Ok((
-                            named(cache.clone())?,
-                            "intfloat/multilingual-e5-small".to_string(),
-                        ))
+                        let m = hub_model(cache.clone(), threads).map_err(model_err)?;
+                        Ok((m, "intfloat/multilingual-e5-small".to_string()))
                     }
                 }
             },

@@ -66,14 +66,6 @@ impl Vocabulary {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.words.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
-
     /// Translates `terms` (Japanese runs the glossary did not cover), given
     /// each term's e5 query vector in the same order.
     pub fn translate(&self, terms: &[String], vectors: &[Vec<f32>]) -> Vec<Translation> {

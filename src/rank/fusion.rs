@@ -18,6 +18,9 @@
 //!   file or the file itself;
 //! - `kind`: a chunk of the file has a framework kind the query hints at;
 //! - `support`: how many of its chunks matched beyond the first, damped;
+//! - `graph`: code-graph edges between the file and the best three files
+//!   of the first stage, summed and capped at 1 (`graph::related`);
+//! - `cochange`: its co-change confidence with those three files;
 //! - the class prior: a fitted bonus per file class (source 0), unless the
 //!   query asks for that class ("the test for…").
 
@@ -37,6 +40,10 @@ pub struct Features {
     pub identifier: f32,
     pub kind: f32,
     pub support: f32,
+    #[serde(default)]
+    pub graph: f32,
+    #[serde(default)]
+    pub cochange: f32,
 }
 
 impl Features {
@@ -56,6 +63,8 @@ impl Features {
             + w.identifier * f64::from(self.identifier)
             + w.kind * f64::from(self.kind)
             + w.support * f64::from(self.support)
+            + w.graph * f64::from(self.graph)
+            + w.cochange * f64::from(self.cochange)
             + prior) as f32
     }
 }

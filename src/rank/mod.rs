@@ -17,6 +17,7 @@
 pub mod bridge;
 pub mod fusion;
 pub mod plan;
+mod semantic;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -28,11 +29,12 @@ use crate::chunk::split_identifier;
 use crate::classify::{self, FileClass};
 use crate::embed::{EmbedError, Embedder};
 use crate::lexical;
-use crate::store::{ForestHit, Scope, Store, StoreError, TextQuery};
+use crate::store::{Bm25Query, ForestHit, Scope, Store, StoreError};
 
 pub use crate::config::HybridWeights;
 pub use fusion::Features;
 pub use plan::{QueryPlan, stem};
+pub use semantic::{Collection, SemanticHits, semantic_search};
 
 /// Files the file-level BM25 search returns as candidates.
 const FILE_CANDIDATES: usize = 100;
@@ -129,7 +131,7 @@ pub struct Timings {
 
 /// The result of one `query` call.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Outcome {
+pub struct Ranking {
     pub plan: QueryPlan,
     pub files: Vec<RankedFile>,
     /// Classes the request asks for (not ranked below source).
@@ -199,7 +201,7 @@ impl Ranker {
         Ok(vocab)
     }
 
-    /// Runs the pipeline. With `explain`, [`Outcome::candidates`] lists every
+    /// Runs the pipeline. With `explain`, [`Ranking::candidates`] lists every
     /// candidate file with its features.
     ///
     /// # Errors
@@ -210,8 +212,9 @@ impl Ranker {
         embedder: Arc<dyn Embedder>,
         weights: &HybridWeights,
         req: &Request,
+        graph: Option<&crate::index::CodeGraph>,
         explain: bool,
-    ) -> Result<Outcome, RankError> {
+    ) -> Result<Ranking, RankError> {
         let started = Instant::now();
         let mut plan = plan::plan(&req.query);
         // One model call for the request and its untranslated terms.
@@ -257,51 +260,15 @@ impl Ranker {
         let ((files, read, read_chunks), chunks, nearest) =
             (files_and_backfill?, chunks?, nearest?);
 
-        let mut cands: HashMap<String, Candidate> = HashMap::new();
-        for f in &files {
-            let c = cands.entry(f.file.clone()).or_default();
-            c.file_bm25 = f.score;
-            c.class = Some(f.class);
-            c.class_reason = f.reason.clone();
-        }
-        for h in chunks {
-            let c = cands.entry(h.file.clone()).or_default();
-            c.scores.entry(key(&h)).or_insert((0.0, 0.0)).0 = h.score;
-            c.class.get_or_insert(h.class);
-            c.chunks.push(h);
-        }
-        for h in nearest {
-            let c = cands.entry(h.file.clone()).or_default();
-            c.class.get_or_insert(h.class);
-            let cos = h.score;
-            c.add_cosine(h, cos);
-        }
-        // Lexically strong files the vector search did not reach: compare
-        // their chunks' stored vectors with the query too.
-        let backfill: HashSet<&String> = read
-            .iter()
-            .filter(|f| {
-                cands
-                    .get(*f)
-                    .is_none_or(|c| c.scores.values().all(|s| s.1 == 0.0))
-            })
-            .take(COSINE_BACKFILL_FILES)
-            .collect();
-        for h in read_chunks
-            .into_iter()
-            .filter(|h| backfill.contains(&h.file))
-        {
-            let cos = crate::relevance::cosine(&query_vector, &h.vector);
-            cands.entry(h.file.clone()).or_default().add_cosine(h, cos);
-        }
+        let cands = candidates(files, chunks, nearest, &read, read_chunks, &query_vector);
         let search_ms = t.elapsed().as_secs_f64() * 1000.0;
 
         let t = Instant::now();
         let requested = classify::requested_classes(&req.query);
-        let mut ranked = fuse(&plan, cands, weights, &requested, req, explain);
+        let mut ranked = fuse(&plan, cands, weights, &requested, req, graph, explain);
         let candidates = std::mem::take(&mut ranked.1);
         let fuse_ms = t.elapsed().as_secs_f64() * 1000.0;
-        Ok(Outcome {
+        Ok(Ranking {
             plan,
             files: ranked.0,
             requested_classes: requested,
@@ -316,9 +283,60 @@ impl Ranker {
     }
 }
 
+/// Candidate files from the file-level BM25 hits, the chunk-level BM25 hits
+/// and the vector search; lexically strong files (`read`, best first) the
+/// vector search did not reach get the cosine of their stored chunk vectors
+/// (`read_chunks`) with the query.
+fn candidates(
+    files: Vec<crate::store::FileHit>,
+    chunks: Vec<ForestHit>,
+    nearest: Vec<ForestHit>,
+    read: &[String],
+    read_chunks: Vec<ForestHit>,
+    query_vector: &[f32],
+) -> HashMap<String, Candidate> {
+    let mut cands: HashMap<String, Candidate> = HashMap::new();
+    for f in files {
+        let c = cands.entry(f.file).or_default();
+        c.file_bm25 = f.score;
+        c.class = Some(f.class);
+        c.class_reason = f.reason;
+    }
+    for h in chunks {
+        let c = cands.entry(h.file.clone()).or_default();
+        c.scores.entry(key(&h)).or_insert((0.0, 0.0)).0 = h.score;
+        c.class.get_or_insert(h.class);
+        c.chunks.push(h);
+    }
+    for h in nearest {
+        let c = cands.entry(h.file.clone()).or_default();
+        c.class.get_or_insert(h.class);
+        let cos = h.score;
+        c.add_cosine(h, cos);
+    }
+    let backfill: HashSet<&String> = read
+        .iter()
+        .filter(|f| {
+            cands
+                .get(*f)
+                .is_none_or(|c| c.scores.values().all(|s| s.1 == 0.0))
+        })
+        .take(COSINE_BACKFILL_FILES)
+        .collect();
+    let backfill: HashSet<String> = backfill.into_iter().cloned().collect();
+    for h in read_chunks
+        .into_iter()
+        .filter(|h| backfill.contains(&h.file))
+    {
+        let cos = crate::relevance::cosine(query_vector, &h.vector);
+        cands.entry(h.file.clone()).or_default().add_cosine(h, cos);
+    }
+    cands
+}
+
 /// The full-text query of a plan: the request's own words and identifiers
 /// (weight 1), then each translated word with its weight.
-pub fn text_query(plan: &QueryPlan) -> TextQuery {
+pub fn text_query(plan: &QueryPlan) -> Bm25Query {
     let mut own = String::new();
     for w in plan.english.iter().chain(&plan.identifiers) {
         lexical::terms_into(w, &mut own);
@@ -332,7 +350,7 @@ pub fn text_query(plan: &QueryPlan) -> TextQuery {
             }
         }
     }
-    TextQuery { groups }
+    Bm25Query { groups }
 }
 
 /// Stemmed words of an identifier or path.
@@ -343,6 +361,80 @@ fn stems_of(text: &str) -> HashSet<String> {
         .collect()
 }
 
+/// What scores are normalised by, over all candidates of one request.
+struct Norms {
+    /// Stemmed keywords of the plan.
+    keywords: HashSet<String>,
+    /// Identifiers of the request, unqualified.
+    identifiers: HashSet<String>,
+    /// Best file-level BM25.
+    max_file: f32,
+    /// Best chunk-level BM25.
+    max_chunk: f32,
+    /// Lowest positive cosine and the spread to the highest.
+    lo: f32,
+    spread: f32,
+}
+
+impl Norms {
+    fn new(plan: &QueryPlan, cands: &HashMap<String, Candidate>) -> Norms {
+        let (lo, hi) = cands
+            .values()
+            .flat_map(|c| c.scores.values().map(|s| s.1).filter(|c| *c > 0.0))
+            .fold((f32::MAX, f32::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
+        Norms {
+            keywords: plan.keywords.iter().map(|k| stem(k)).collect(),
+            identifiers: plan
+                .identifiers
+                .iter()
+                .map(|i| crate::search::symbols::split_qualified(i).1)
+                .collect(),
+            max_file: cands.values().map(|c| c.file_bm25).fold(0.0f32, f32::max),
+            max_chunk: cands
+                .values()
+                .flat_map(|c| c.scores.values().map(|s| s.0))
+                .fold(0.0f32, f32::max),
+            lo,
+            spread: (hi - lo).max(1e-6),
+        }
+    }
+
+    /// Share of the keywords among `words` (0-1).
+    fn share(&self, words: &HashSet<String>) -> f32 {
+        if self.keywords.is_empty() {
+            return 0.0;
+        }
+        self.keywords.iter().filter(|k| words.contains(*k)).count() as f32
+            / self.keywords.len() as f32
+    }
+
+    /// A chunk's normalised BM25, normalised cosine, definition match and
+    /// raw cosine.
+    fn chunk(&self, c: &Candidate, h: &ForestHit) -> (f32, f32, f32, f32) {
+        let (bm25, cos) = c.scores.get(&key(h)).copied().unwrap_or((0.0, 0.0));
+        let b = if self.max_chunk > 0.0 {
+            bm25 / self.max_chunk
+        } else {
+            0.0
+        };
+        let v = if cos > 0.0 {
+            ((cos - self.lo) / self.spread).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let own = match &h.scope {
+            Some(s) if h.kind == "method" || h.kind.contains('_') => format!("{s} {}", h.name),
+            _ => h.name.clone(),
+        };
+        let def = if matches!(h.kind.as_str(), "module" | "window") {
+            0.0
+        } else {
+            self.share(&stems_of(&own))
+        };
+        (b, v, def, cos)
+    }
+}
+
 /// Scores every candidate, returns the best `req.limit` files with their
 /// best chunks, and (with `explain`) every candidate's features.
 fn fuse(
@@ -351,145 +443,24 @@ fn fuse(
     weights: &HybridWeights,
     requested: &[FileClass],
     req: &Request,
+    graph: Option<&crate::index::CodeGraph>,
     explain: bool,
 ) -> (Vec<RankedFile>, Vec<(String, FileClass, Features)>) {
-    let keywords: HashSet<String> = plan.keywords.iter().map(|k| stem(k)).collect();
-    let identifiers: HashSet<String> = plan
-        .identifiers
-        .iter()
-        .map(|i| crate::search::symbols::split_qualified(i).1)
+    let norms = Norms::new(plan, &cands);
+    let mut scored: Vec<(f32, RankedFile, Features)> = cands
+        .into_iter()
+        .map(|(file, c)| score_file(file, &c, &norms, plan, weights, requested, req))
         .collect();
-    let max_file = cands.values().map(|c| c.file_bm25).fold(0.0f32, f32::max);
-    let max_chunk = cands
-        .values()
-        .flat_map(|c| c.scores.values().map(|s| s.0))
-        .fold(0.0f32, f32::max);
-    let (lo, hi) = cands
-        .values()
-        .flat_map(|c| c.scores.values().map(|s| s.1).filter(|c| *c > 0.0))
-        .fold((f32::MAX, f32::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
-    let spread = (hi - lo).max(1e-6);
-    let share = |words: &HashSet<String>| -> f32 {
-        if keywords.is_empty() {
-            return 0.0;
-        }
-        keywords.iter().filter(|k| words.contains(*k)).count() as f32 / keywords.len() as f32
+    let by_score = |a: &(f32, RankedFile, Features), b: &(f32, RankedFile, Features)| {
+        b.0.total_cmp(&a.0).then_with(|| a.1.file.cmp(&b.1.file))
     };
-
-    let mut scored: Vec<(f32, RankedFile, Features)> = Vec::new();
-    for (file, c) in cands {
-        let class = c
-            .class
-            .unwrap_or_else(|| classify::classify_path(&file).class);
-        let class_reason = if c.class_reason.is_empty() {
-            classify::classify_path(&file).reason
-        } else {
-            c.class_reason.clone()
-        };
-        // Per chunk: normalised BM25 and cosine, and the definition match.
-        let mut chunk_scores: Vec<(f32, f32, f32, f32, &ForestHit)> = c
-            .chunks
-            .iter()
-            .map(|h| {
-                let (bm25, cos) = c.scores.get(&key(h)).copied().unwrap_or((0.0, 0.0));
-                let b = if max_chunk > 0.0 {
-                    bm25 / max_chunk
-                } else {
-                    0.0
-                };
-                let v = if cos > 0.0 {
-                    ((cos - lo) / spread).clamp(0.0, 1.0)
-                } else {
-                    0.0
-                };
-                let own = match &h.scope {
-                    Some(s) if h.kind == "method" || h.kind.contains('_') => {
-                        format!("{s} {}", h.name)
-                    }
-                    _ => h.name.clone(),
-                };
-                let def = if matches!(h.kind.as_str(), "module" | "window") {
-                    0.0
-                } else {
-                    share(&stems_of(&own))
-                };
-                (b, v, def, cos, h)
-            })
-            .collect();
-        chunk_scores.sort_by(|a, b| (b.0 + b.1 + 0.5 * b.2).total_cmp(&(a.0 + a.1 + 0.5 * a.2)));
-        let best_bm25 = chunk_scores.iter().map(|s| s.0).fold(0.0f32, f32::max);
-        let best_vec = chunk_scores.iter().map(|s| s.1).fold(0.0f32, f32::max);
-        let best_cos = chunk_scores.iter().map(|s| s.3).fold(0.0f32, f32::max);
-        let best_def = chunk_scores.iter().map(|s| s.2).fold(0.0f32, f32::max);
-        let matching = chunk_scores
-            .iter()
-            .filter(|s| s.0 > 0.0 || s.1 > 0.5)
-            .count();
-        let stem_name = file.rsplit('/').next().unwrap_or(&file);
-        let stem_name = stem_name.split('.').next().unwrap_or(stem_name);
-        let identifier = !identifiers.is_empty()
-            && (identifiers.contains(stem_name)
-                || c.chunks.iter().any(|h| {
-                    !matches!(h.kind.as_str(), "module" | "window") && identifiers.contains(&h.name)
-                }));
-        let features = Features {
-            keyword: if max_file > 0.0 {
-                c.file_bm25 / max_file
-            } else {
-                0.0
-            },
-            chunk_keyword: best_bm25,
-            vector: best_vec,
-            path: share(&stems_of(&file)),
-            definition: best_def,
-            identifier: f32::from(u8::from(identifier)),
-            kind: f32::from(u8::from(
-                c.chunks.iter().any(|h| plan.kind_hints.contains(&h.kind)),
-            )),
-            support: fusion::support(matching.saturating_sub(1)),
-        };
-        let asked = requested.contains(&class);
-        let score = features.score(weights, class, asked);
-        let prior = if asked {
-            0.0
-        } else {
-            weights.class_prior.get(&class).copied().unwrap_or(0.0) as f32
-        };
-        let chunks = chunk_scores
-            .iter()
-            .take(req.chunks_per_file)
-            .map(|(_, _, _, cos, h)| FileChunk {
-                start_line: h.start_line,
-                end_line: h.end_line,
-                kind: h.kind.clone(),
-                name: h.name.clone(),
-                fqcn: h.fqcn.clone(),
-                signature: h.signature.clone(),
-                content: h.content.clone(),
-                meta: h.meta.clone(),
-                related: h.related.clone(),
-                cosine: *cos,
-                bm25: c.scores.get(&key(h)).map_or(0.0, |s| s.0),
-            })
-            .collect();
-        scored.push((
-            score,
-            RankedFile {
-                file: file.clone(),
-                class,
-                score,
-                why: Why {
-                    features: features.clone(),
-                    cosine: best_cos,
-                    class_prior: prior,
-                    class_reason,
-                },
-                chunks,
-            },
-            features,
-        ));
+    scored.sort_by(by_score);
+    if let Some(g) = graph
+        && (explain || weights.graph != 0.0 || weights.cochange != 0.0)
+    {
+        graph_stage(&mut scored, g, weights, requested);
+        scored.sort_by(by_score);
     }
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.file.cmp(&b.1.file)));
     let explained = if explain {
         scored
             .iter()
@@ -504,4 +475,168 @@ fn fuse(
         .map(|(_, f, _)| f)
         .collect();
     (files, explained)
+}
+
+/// Files the first stage ranks best, whose graph neighbours and co-change
+/// partners get the `graph` and `cochange` features.
+const GRAPH_SEEDS: usize = 3;
+
+/// The second stage: every candidate's edges to and co-change with the
+/// best [`GRAPH_SEEDS`] files enter its score; neighbours that were not
+/// candidates join with those features alone (no chunk matched them).
+fn graph_stage(
+    scored: &mut Vec<(f32, RankedFile, Features)>,
+    g: &crate::index::CodeGraph,
+    weights: &HybridWeights,
+    requested: &[FileClass],
+) {
+    let seeds: Vec<String> = scored
+        .iter()
+        .take(GRAPH_SEEDS)
+        .map(|s| s.1.file.clone())
+        .collect();
+    let related = crate::graph::related(&g.graph, Some(&g.history), &seeds, 50);
+    let mut index: HashMap<String, usize> = scored
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.1.file.clone(), i))
+        .collect();
+    for r in related {
+        let i = match index.get(&r.file) {
+            Some(&i) => i,
+            None => {
+                let class = classify::classify_path(&r.file);
+                scored.push((
+                    0.0,
+                    RankedFile {
+                        file: r.file.clone(),
+                        class: class.class,
+                        score: 0.0,
+                        why: Why {
+                            features: Features::default(),
+                            cosine: 0.0,
+                            class_prior: 0.0,
+                            class_reason: class.reason,
+                        },
+                        chunks: Vec::new(),
+                    },
+                    Features::default(),
+                ));
+                index.insert(r.file.clone(), scored.len() - 1);
+                scored.len() - 1
+            }
+        };
+        let (score, file, features) = &mut scored[i];
+        features.graph = r.edge_score.min(1.0);
+        features.cochange = r.cochange.unwrap_or(0.0);
+        let asked = requested.contains(&file.class);
+        *score = features.score(weights, file.class, asked);
+        file.score = *score;
+        file.why.features = features.clone();
+        if !asked {
+            file.why.class_prior =
+                weights.class_prior.get(&file.class).copied().unwrap_or(0.0) as f32;
+        }
+    }
+}
+
+/// One candidate file's features, fused score and best chunks.
+fn score_file(
+    file: String,
+    c: &Candidate,
+    norms: &Norms,
+    plan: &QueryPlan,
+    weights: &HybridWeights,
+    requested: &[FileClass],
+    req: &Request,
+) -> (f32, RankedFile, Features) {
+    let class = c
+        .class
+        .unwrap_or_else(|| classify::classify_path(&file).class);
+    let class_reason = if c.class_reason.is_empty() {
+        classify::classify_path(&file).reason
+    } else {
+        c.class_reason.clone()
+    };
+    // Per chunk: normalised BM25 and cosine, and the definition match.
+    let mut chunk_scores: Vec<(f32, f32, f32, f32, &ForestHit)> = c
+        .chunks
+        .iter()
+        .map(|h| {
+            let (b, v, def, cos) = norms.chunk(c, h);
+            (b, v, def, cos, h)
+        })
+        .collect();
+    chunk_scores.sort_by(|a, b| (b.0 + b.1 + 0.5 * b.2).total_cmp(&(a.0 + a.1 + 0.5 * a.2)));
+    let best = |f: fn(&(f32, f32, f32, f32, &ForestHit)) -> f32| {
+        chunk_scores.iter().map(f).fold(0.0f32, f32::max)
+    };
+    let matching = chunk_scores
+        .iter()
+        .filter(|s| s.0 > 0.0 || s.1 > 0.5)
+        .count();
+    let stem_name = file.rsplit('/').next().unwrap_or(&file);
+    let stem_name = stem_name.split('.').next().unwrap_or(stem_name);
+    let identifier = !norms.identifiers.is_empty()
+        && (norms.identifiers.contains(stem_name)
+            || c.chunks.iter().any(|h| {
+                !matches!(h.kind.as_str(), "module" | "window")
+                    && norms.identifiers.contains(&h.name)
+            }));
+    let features = Features {
+        keyword: if norms.max_file > 0.0 {
+            c.file_bm25 / norms.max_file
+        } else {
+            0.0
+        },
+        chunk_keyword: best(|s| s.0),
+        vector: best(|s| s.1),
+        path: norms.share(&stems_of(&file)),
+        definition: best(|s| s.2),
+        identifier: f32::from(u8::from(identifier)),
+        kind: f32::from(u8::from(
+            c.chunks.iter().any(|h| plan.kind_hints.contains(&h.kind)),
+        )),
+        support: fusion::support(matching.saturating_sub(1)),
+        // The second stage (`graph_stage`) sets these.
+        graph: 0.0,
+        cochange: 0.0,
+    };
+    let asked = requested.contains(&class);
+    let score = features.score(weights, class, asked);
+    let prior = if asked {
+        0.0
+    } else {
+        weights.class_prior.get(&class).copied().unwrap_or(0.0) as f32
+    };
+    let chunks = chunk_scores
+        .iter()
+        .take(req.chunks_per_file)
+        .map(|(_, _, _, cos, h)| FileChunk {
+            start_line: h.start_line,
+            end_line: h.end_line,
+            kind: h.kind.clone(),
+            name: h.name.clone(),
+            fqcn: h.fqcn.clone(),
+            signature: h.signature.clone(),
+            content: h.content.clone(),
+            meta: h.meta.clone(),
+            related: h.related.clone(),
+            cosine: *cos,
+            bm25: c.scores.get(&key(h)).map_or(0.0, |s| s.0),
+        })
+        .collect();
+    let ranked = RankedFile {
+        file,
+        class,
+        score,
+        why: Why {
+            features: features.clone(),
+            cosine: best(|s| s.3),
+            class_prior: prior,
+            class_reason,
+        },
+        chunks,
+    };
+    (score, ranked, features)
 }

@@ -3,13 +3,14 @@
 //! glossary, framework chunk kinds hinted, heuristic slots and the tools to
 //! call next. Words only, no model.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
 use unicode_normalization::UnicodeNormalization;
 
 use crate::chunk::split_identifier;
+use crate::session::SlotName;
 
 /// The seed glossary (`assets/glossary/ja-en.tsv`): Japanese term → English
 /// words, longest terms first (a term inside a longer matched one is
@@ -144,7 +145,9 @@ pub fn stem(word: &str) -> String {
 }
 
 /// How a Japanese term was brought to English.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TranslationSource {
     /// The seed glossary (`assets/glossary/ja-en.tsv`).
@@ -156,7 +159,7 @@ pub enum TranslationSource {
 }
 
 /// A Japanese term of the request and the English words it stands for.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Translation {
     pub term: String,
     /// English words, best first, each with its weight in the full-text
@@ -183,7 +186,7 @@ pub struct QueryPlan {
     /// Slots with the words that suggest them (heuristic; the session's
     /// query frame is what the gate trusts): target_feature,
     /// desired_action, observed_issue, trigger_condition.
-    pub slots: HashMap<String, Vec<String>>,
+    pub slots: BTreeMap<SlotName, Vec<String>>,
     /// Tools to call next, in order.
     pub recommended_tools: Vec<String>,
     pub reasoning: String,
@@ -353,7 +356,7 @@ pub fn plan(query: &str) -> QueryPlan {
         translated,
         untranslated,
         kind_hints: Vec::new(),
-        slots: HashMap::new(),
+        slots: BTreeMap::new(),
         recommended_tools: Vec::new(),
         reasoning: String::new(),
         english,
@@ -434,13 +437,13 @@ impl QueryPlan {
             .collect();
         self.slots.clear();
         for (slot, v) in [
-            ("target_feature", features),
-            ("desired_action", actions),
-            ("observed_issue", issues),
-            ("trigger_condition", triggers),
+            (SlotName::TargetFeature, features),
+            (SlotName::DesiredAction, actions),
+            (SlotName::ObservedIssue, issues),
+            (SlotName::TriggerCondition, triggers),
         ] {
             if !v.is_empty() {
-                self.slots.insert(slot.into(), v);
+                self.slots.insert(slot, v);
             }
         }
         let (tools, reasoning) = if self.identifiers.is_empty() {
@@ -485,14 +488,14 @@ mod tests {
             assert!(p.keywords.contains(&k.to_string()), "{k}: {:?}", p.keywords);
         }
         assert!(p.kind_hints.contains(&"filament_form".to_string()));
-        assert_eq!(p.slots["desired_action"], vec!["add".to_string()]);
+        assert_eq!(p.slots[&SlotName::DesiredAction], vec!["add".to_string()]);
         assert!(p.identifiers.is_empty());
 
         let p = plan("why does `save_order` fail in OrderService::place?");
         assert_eq!(p.identifiers, vec!["save_order", "OrderService::place"]);
         assert!(p.keywords.contains(&"order".to_string()));
         assert_eq!(p.recommended_tools[0], "find_definitions");
-        assert!(p.slots.contains_key("observed_issue"));
+        assert!(p.slots.contains_key(&SlotName::ObservedIssue));
 
         // データベース wins over データ inside it; 設計 is left to the bridge.
         let p = plan("データベースの設計");

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::repo::Repo;
 use crate::search::symbols::SymbolCache;
-use crate::search::text::{self, TextQuery, TextSearchError};
+use crate::search::text::{self, TextSearch, TextSearchError};
 
 /// The definition enclosing a reference.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -56,11 +56,33 @@ pub struct ReferenceList {
 
 /// Where to look.
 #[derive(Debug, Clone, Default)]
-pub struct Scope {
+pub struct Within {
     /// Repo-relative file or directory (`""`: the repository).
     pub path: String,
     /// A language or ripgrep file type.
     pub language: Option<String>,
+}
+
+/// The name and the class a `find_references` argument asks for:
+/// `Class::method` / `Class.method` / `Ns\Class::method` → the member and
+/// its class; a namespace or module qualifier (`App\Models\Order`,
+/// `os.path`) or a capitalised member (`Ns\Order`) names no class of the
+/// member. `None` when the name is not an identifier (letters, digits, `_`,
+/// `$`, `-`).
+pub fn target(symbol: &str) -> Option<(String, Option<String>)> {
+    let (qualifier, name) = crate::search::symbols::split_qualified(symbol);
+    let class = qualifier
+        .as_deref()
+        .map(|q| q.rsplit(['\\', '.', ':']).next().unwrap_or(q).to_string())
+        .filter(|c| {
+            c.starts_with(|ch: char| ch.is_uppercase())
+                && !name.starts_with(|ch: char| ch.is_uppercase())
+        });
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '-');
+    valid.then_some((name, class))
 }
 
 /// How a use on `line` of a file resolves to `class::name`, if it does.
@@ -119,10 +141,10 @@ pub fn find(
     symbols: &SymbolCache,
     name: &str,
     class: Option<&str>,
-    scope: &Scope,
+    scope: &Within,
     max: usize,
 ) -> Result<ReferenceList, TextSearchError> {
-    let q = TextQuery {
+    let q = TextSearch {
         pattern: name.to_string(),
         literal: true,
         word: true,
@@ -205,6 +227,27 @@ pub fn find(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn targets_name_a_class_only_for_members() {
+        let t = |s: &str| target(s);
+        for (arg, want) in [
+            ("render", Some(("render", None))),
+            ("Page::render", Some(("render", Some("Page")))),
+            ("App\\Models\\Page::render", Some(("render", Some("Page")))),
+            ("Widget.draw", Some(("draw", Some("Widget")))),
+            ("os.path", Some(("path", None))),
+            ("App\\Models\\Order", Some(("Order", None))),
+            ("$user", Some(("$user", None))),
+            ("a b", None),
+            ("", None),
+            ("foo()", None),
+        ] {
+            let want =
+                want.map(|(n, c): (&str, Option<&str>)| (n.to_string(), c.map(str::to_string)));
+            assert_eq!(t(arg), want, "{arg}");
+        }
+    }
 
     #[test]
     fn uses_resolve_to_the_class_where_the_line_or_imports_allow() {

@@ -43,7 +43,7 @@ pub enum CaseMode {
 
 /// What to search for and where.
 #[derive(Debug, Clone, Default)]
-pub struct TextQuery {
+pub struct TextSearch {
     pub pattern: String,
     /// Treat the pattern as a literal string, not a regex.
     pub literal: bool,
@@ -147,7 +147,7 @@ fn truncate_line(line: &str) -> String {
 ///
 /// # Errors
 /// [`TextSearchError::Regex`] with the regex engine's message.
-pub fn build_matcher(q: &TextQuery) -> Result<RegexMatcher, TextSearchError> {
+pub fn build_matcher(q: &TextSearch) -> Result<RegexMatcher, TextSearchError> {
     if q.pattern.is_empty() {
         return Err(TextSearchError::EmptyPattern);
     }
@@ -197,7 +197,7 @@ impl TypeFilter {
 ///
 /// # Errors
 /// Invalid regex, glob, file type or path.
-pub fn search(repo: &Repo, config: &Config, q: &TextQuery) -> Result<TextResult, TextSearchError> {
+pub fn search(repo: &Repo, config: &Config, q: &TextSearch) -> Result<TextResult, TextSearchError> {
     let matcher = build_matcher(q)?;
     let start = repo.resolve(&q.path)?;
     let glob: Option<(GlobMatcher, bool)> = match &q.glob {
@@ -265,10 +265,16 @@ pub fn search(repo: &Repo, config: &Config, q: &TextQuery) -> Result<TextResult,
     });
     let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(with_context(repo, &files, q))
+}
+
+/// The matches of `files` (in order, at most `q.max_results`), each with
+/// `q.context_lines` lines of context; `total` counts every match.
+fn with_context(repo: &Repo, files: &[FileHits], q: &TextSearch) -> TextResult {
     let total: usize = files.iter().map(|f| f.hits.len()).sum();
     let files_with_matches = files.len();
     let mut matches = Vec::new();
-    'outer: for f in &files {
+    'outer: for f in files {
         let lines = if q.context_lines > 0 {
             read_lines(&f.path)
         } else {
@@ -299,12 +305,12 @@ pub fn search(repo: &Repo, config: &Config, q: &TextQuery) -> Result<TextResult,
             });
         }
     }
-    Ok(TextResult {
+    TextResult {
         truncated: total > matches.len(),
         matches,
         total,
         files_with_matches,
-    })
+    }
 }
 
 fn read_lines(path: &Path) -> Vec<String> {
@@ -336,8 +342,8 @@ mod tests {
         (dir, repo)
     }
 
-    fn q(pattern: &str) -> TextQuery {
-        TextQuery {
+    fn q(pattern: &str) -> TextSearch {
+        TextSearch {
             pattern: pattern.into(),
             max_results: 100,
             ..Default::default()

@@ -142,7 +142,8 @@ impl From<PathError> for ToolError {
             PathError::Escape(_)
             | PathError::NotFound(_)
             | PathError::Pattern { .. }
-            | PathError::Sensitive(_) => ToolError::InvalidArgument(e.to_string()),
+            | PathError::Sensitive(_)
+            | PathError::TooLong { .. } => ToolError::InvalidArgument(e.to_string()),
             PathError::Root { .. } => ToolError::Failed(e.to_string()),
         }
     }

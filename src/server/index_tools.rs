@@ -10,13 +10,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::budget::{Budget, check_max_tokens};
-use super::{CodeIntel, Reads, SessionGate, Shared, ToolError, blocking, success};
+use super::wire::{QueryResult, SemanticResult, SyncResult};
+use super::{CodeIntel, Reply, SessionGate, Shared, Shown, ToolError, ToolParams, blocking};
 use crate::classify::FileClass;
-use crate::index::{self, Readiness, SyncReport};
-use crate::rank::{self, QueryPlan, RankedFile};
-use crate::relevance::CALIBRATED;
-use crate::session::ToolClass;
-use crate::store::{ForestHit, MapHit, Scope, Store};
+use crate::index::{self, Readiness};
+use crate::learn::{DECISIONS_LOG, DecisionRecord};
+use crate::rank::{self, Collection, QueryPlan, RankedFile, SemanticHits};
+use crate::session::{CallArgs, Tool, ToolClass};
+use crate::store::{Scope, Store};
 
 /// The store scope of a request (`path`: repo-relative file or directory,
 /// `language`, `kinds`).
@@ -46,19 +47,6 @@ fn scope_of(shared: &Shared, scope: &ChunkScope) -> Result<Scope, ToolError> {
     Ok(out)
 }
 
-/// Which table `semantic_search` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Collection {
-    /// Code chunks.
-    Forest,
-    /// Agreements learned from past successful sessions.
-    Map,
-    /// Both: map hits first, then code chunks (default).
-    #[default]
-    Auto,
-}
-
 fn default_limit() -> usize {
     10
 }
@@ -83,7 +71,7 @@ async fn search_inputs(shared: &Shared, scope: &ChunkScope) -> Result<SearchInpu
     let scope = scope_of(shared, scope)?;
     let embedder = shared.embedder()?;
     let store = shared.store(false).await?;
-    let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+    let readiness = shared.readiness();
     Ok(SearchInputs {
         scope,
         store,
@@ -94,7 +82,7 @@ async fn search_inputs(shared: &Shared, scope: &ChunkScope) -> Result<SearchInpu
 
 /// The line that says a search found nothing, and why it may have.
 fn no_results(readiness: &Readiness) -> &'static str {
-    if readiness.state == "ready" {
+    if readiness.state == index::IndexState::Ready {
         "no results"
     } else {
         "no results yet: the index is not complete"
@@ -143,19 +131,6 @@ pub struct SyncIndexParams {
     pub force: bool,
 }
 
-/// Result of `semantic_search`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SemanticResult {
-    /// Code chunks, best first; `score` is cosine similarity in [-1, 1].
-    pub results: Vec<ForestHit>,
-    /// Agreements from `map`, best first (empty until sessions record outcomes).
-    pub map_results: Vec<MapHit>,
-    /// `auto` stopped at a map agreement scoring at least the calibrated
-    /// `map_short_circuit` threshold; forest was not searched.
-    pub short_circuit: bool,
-    pub index: Readiness,
-}
-
 /// Parameters of `query`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct QueryParams {
@@ -180,25 +155,177 @@ fn default_chunks_per_file() -> usize {
     2
 }
 
-/// Result of `query`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct QueryResult {
-    /// What the router saw (keywords, Japanese terms and their English words) and which tools it recommends.
-    pub plan: QueryPlan,
-    /// Files, best first, by the fused score, each with its class, why it ranked and its best chunks.
-    pub files: Vec<RankedFile>,
-    /// File classes the request asks for (not ranked below source).
-    pub requested_kinds: Vec<FileClass>,
-    pub index: Readiness,
-    /// Milliseconds spent.
-    pub timings: rank::Timings,
+impl ToolParams for SemanticSearchParams {
+    const TOOL: Tool = Tool::SemanticSearch;
+    fn session(&self) -> &SessionGate {
+        &self.gate
+    }
+    /// Map only is allowed where forest is not (docs/sessions.md § Gate).
+    fn class(&self) -> ToolClass {
+        if self.collection == Collection::Map {
+            ToolClass::Map
+        } else {
+            ToolClass::Forest
+        }
+    }
+    fn args(&self) -> CallArgs {
+        CallArgs {
+            query: Some(self.query.clone()),
+            path: self.scope.path.clone(),
+            ..CallArgs::default()
+        }
+    }
 }
 
-/// Result of `sync_index`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SyncResult {
-    pub report: SyncReport,
-    pub index: Readiness,
+impl ToolParams for QueryParams {
+    const TOOL: Tool = Tool::Query;
+    fn session(&self) -> &SessionGate {
+        &self.gate
+    }
+    fn class(&self) -> ToolClass {
+        ToolClass::Forest
+    }
+    fn args(&self) -> CallArgs {
+        CallArgs {
+            query: Some(self.query.clone()),
+            path: self.scope.path.clone(),
+            ..CallArgs::default()
+        }
+    }
+}
+
+impl CodeIntel {
+    /// `semantic_search`'s reply: map agreements and code chunks (locations
+    /// only: the code is not returned, so nothing counts as read).
+    pub(in crate::server) async fn semantic_search_reply(
+        &self,
+        p: SemanticSearchParams,
+    ) -> Result<Reply<SemanticResult>, ToolError> {
+        let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
+        if p.query.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "query is empty: describe the code you are looking for",
+            ));
+        }
+        if !(1..=100).contains(&p.limit) {
+            return Err(ToolError::invalid("limit must be 1-100"));
+        }
+        let SearchInputs {
+            scope,
+            store,
+            embedder,
+            readiness,
+        } = search_inputs(&self.shared, &p.scope).await?;
+        let SemanticHits {
+            mut results,
+            mut map_results,
+            short_circuit,
+        } = rank::semantic_search(&store, embedder, &p.query, p.collection, p.limit, &scope)
+            .await?;
+        let mut b = Budget::new(max_tokens);
+        b.force(&format!("{}\n", readiness.message));
+        if results.is_empty() && map_results.is_empty() {
+            b.force(&format!("{}\n", no_results(&readiness)));
+        }
+        let shown = b.push_each(&map_results, |h| {
+            format!(
+                "[map {:.3}] {} → {} {}\n",
+                h.score, h.query, h.symbols, h.files
+            )
+        });
+        map_results.truncate(shown);
+        let shown = b.push_each(&results, |h| {
+            format!(
+                "[{:.3}] {}:{}-{} [{}] {} {}  {}\n",
+                h.score,
+                h.file,
+                h.start_line,
+                h.end_line,
+                h.class.name(),
+                h.kind,
+                h.fqcn.as_deref().unwrap_or(&h.name),
+                h.signature.lines().next().unwrap_or("")
+            )
+        });
+        results.truncate(shown);
+        // The text shows no code: neither does the structured result
+        // (read it with read_file or get_function_at_line).
+        let mut seen = Shown::default();
+        for h in &mut results {
+            h.content.clear();
+            seen.name(&h.file);
+        }
+        let text =
+            b.finish("… cut to fit max_tokens: lower limit, narrow with path, or raise max_tokens");
+        let value = SemanticResult {
+            results,
+            map_results,
+            short_circuit,
+            index: readiness,
+        };
+        Ok(Reply::new(value, text).with_shown(seen))
+    }
+
+    /// `query`'s reply: the plan and the ranked files within `max_tokens`;
+    /// the lines of code it shows count as read.
+    pub(in crate::server) async fn query_reply(
+        &self,
+        p: QueryParams,
+    ) -> Result<Reply<QueryResult>, ToolError> {
+        let max_tokens =
+            check_max_tokens(p.max_tokens, QUERY_MAX_TOKENS).map_err(ToolError::invalid)?;
+        if p.query.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "query is empty: describe what you want to change or find",
+            ));
+        }
+        if !(1..=50).contains(&p.limit) || !(1..=5).contains(&p.chunks_per_file) {
+            return Err(ToolError::invalid(
+                "limit must be 1-50 and chunks_per_file 1-5",
+            ));
+        }
+        let shared = &self.shared;
+        let SearchInputs {
+            scope,
+            store,
+            embedder,
+            readiness,
+        } = search_inputs(shared, &p.scope).await?;
+        let req = rank::Request {
+            query: p.query.clone(),
+            limit: p.limit,
+            chunks_per_file: p.chunks_per_file,
+            scope,
+        };
+        let g = Arc::clone(shared);
+        let graph = blocking(move || g.graph.get(&g.repo)).await?;
+        let ranking = shared
+            .ranker
+            .run(
+                &store,
+                embedder,
+                &shared.config.hybrid_weights,
+                &req,
+                Some(&graph),
+                false,
+            )
+            .await?;
+        let record = DecisionRecord::query(&p.query, p.gate.session_id.clone(), &ranking);
+        if let Err(e) = shared.sessions.log(DECISIONS_LOG, &record) {
+            tracing::warn!("cannot log the decision: {e}");
+        }
+        let also_check = also_check(&graph, &ranking.files);
+        let mut result = QueryResult {
+            plan: ranking.plan,
+            files: ranking.files,
+            also_check,
+            requested_kinds: ranking.requested_classes,
+            index: readiness,
+            timings: ranking.timings,
+        };
+        let (text, shown) = query_text(&mut result, max_tokens);
+        Ok(Reply::new(result, text).with_shown(shown))
+    }
 }
 
 #[tool_router(router = index_router, vis = "pub(super)")]
@@ -213,89 +340,8 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SemanticSearchParams>,
     ) -> Result<CallToolResult, ToolError> {
-        let session = p.gate.session_id.clone();
-        let params = serde_json::to_value(&p).unwrap_or_default();
-        let class = if p.collection == Collection::Map {
-            ToolClass::Map
-        } else {
-            ToolClass::Forest
-        };
         self.shared
-            .gated(session, "semantic_search", class, Reads::Nothing, params, async move {
-                let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
-                if p.query.trim().is_empty() {
-                    return Err(ToolError::invalid(
-                        "query is empty: describe the code you are looking for",
-                    ));
-                }
-                if !(1..=100).contains(&p.limit) {
-                    return Err(ToolError::invalid("limit must be 1-100"));
-                }
-                let SearchInputs {
-                    scope,
-                    store,
-                    embedder,
-                    readiness,
-                } = search_inputs(&self.shared, &p.scope).await?;
-                let query = p.query.clone();
-                let vector = blocking(move || embedder.embed_query(&query)).await??;
-                // Map first (docs/sessions.md): an agreement above the calibrated
-                // threshold short-circuits `auto`; forest is not searched then.
-                let map_results = if p.collection == Collection::Forest {
-                    Vec::new()
-                } else {
-                    store.search_map(&vector, p.limit).await?
-                };
-                let short_circuit = p.collection == Collection::Auto
-                    && map_results
-                        .first()
-                        .is_some_and(|h| h.score >= CALIBRATED.map_short_circuit);
-                let results = if p.collection == Collection::Map || short_circuit {
-                    Vec::new()
-                } else {
-                    store.search_forest(&vector, p.limit, &scope).await?
-                };
-                let mut b = Budget::new(max_tokens);
-                b.force(&format!("{}\n", readiness.message));
-                if results.is_empty() && map_results.is_empty() {
-                    b.force(&format!("{}\n", no_results(&readiness)));
-                }
-                let mut map_results = map_results;
-                let mut results = results;
-                let shown = b.push_each(&map_results, |h| {
-                    format!("[map {:.3}] {} → {} {}\n", h.score, h.query, h.symbols, h.files)
-                });
-                map_results.truncate(shown);
-                let shown = b.push_each(&results, |h| {
-                    format!(
-                        "[{:.3}] {}:{}-{} [{}] {} {}  {}\n",
-                        h.score,
-                        h.file,
-                        h.start_line,
-                        h.end_line,
-                        h.class.name(),
-                        h.kind,
-                        h.fqcn.as_deref().unwrap_or(&h.name),
-                        h.signature.lines().next().unwrap_or("")
-                    )
-                });
-                results.truncate(shown);
-                // The text shows no code: neither does the structured result
-                // (read it with read_file or get_function_at_line).
-                for h in &mut results {
-                    h.content.clear();
-                }
-                let s = b.finish("… cut to fit max_tokens: lower limit, narrow with path, or raise max_tokens");
-                success(
-                    &SemanticResult {
-                        results,
-                        map_results,
-                        short_circuit,
-                        index: readiness,
-                    },
-                    s,
-                )
-            })
+            .gated(p.call(), self.semantic_search_reply(p))
             .await
     }
 
@@ -309,91 +355,7 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<QueryParams>,
     ) -> Result<CallToolResult, ToolError> {
-        let session = p.gate.session_id.clone();
-        let params = serde_json::to_value(&p).unwrap_or_default();
-        self.shared
-            .gated(
-                session,
-                "query",
-                ToolClass::Forest,
-                Reads::ContentFiles,
-                params,
-                async move {
-                    let max_tokens = check_max_tokens(p.max_tokens, QUERY_MAX_TOKENS)
-                        .map_err(ToolError::invalid)?;
-                    if p.query.trim().is_empty() {
-                        return Err(ToolError::invalid(
-                            "query is empty: describe what you want to change or find",
-                        ));
-                    }
-                    if !(1..=50).contains(&p.limit) || !(1..=5).contains(&p.chunks_per_file) {
-                        return Err(ToolError::invalid(
-                            "limit must be 1-50 and chunks_per_file 1-5",
-                        ));
-                    }
-                    let shared = Arc::clone(&self.shared);
-                    let SearchInputs {
-                        scope,
-                        store,
-                        embedder,
-                        readiness,
-                    } = search_inputs(&shared, &p.scope).await?;
-                    let req = rank::Request {
-                        query: p.query.clone(),
-                        limit: p.limit,
-                        chunks_per_file: p.chunks_per_file,
-                        scope,
-                    };
-                    let mut outcome = shared
-                        .ranker
-                        .run(&store, embedder, &shared.config.hybrid_weights, &req, false)
-                        .await?;
-                    let plan = &outcome.plan;
-                    let top: Vec<&str> = outcome
-                        .files
-                        .iter()
-                        .take(3)
-                        .map(|f| f.file.as_str())
-                        .collect();
-                    let missing: Vec<&str> = [
-                        "target_feature",
-                        "desired_action",
-                        "observed_issue",
-                        "trigger_condition",
-                    ]
-                    .into_iter()
-                    .filter(|s| !plan.slots.contains_key(*s))
-                    .collect();
-                    let _ = shared.sessions.log(
-                        "decisions",
-                        &serde_json::json!({
-                            "tool": "query",
-                            "timestamp": crate::util::now_secs(),
-                            "query": p.query,
-                            "session_id": p.gate.session_id,
-                            "keywords": plan.keywords,
-                            "translated": plan.translated,
-                            "kind_hints": plan.kind_hints,
-                            "missing_slots": missing,
-                            "tools_planned": plan.recommended_tools,
-                            "top": top,
-                            "ms": outcome.timings.total_ms,
-                        }),
-                    );
-                    let text = query_text(&mut outcome, &readiness, max_tokens);
-                    success(
-                        &QueryResult {
-                            plan: outcome.plan,
-                            files: outcome.files,
-                            requested_kinds: outcome.requested_classes,
-                            index: readiness,
-                            timings: outcome.timings,
-                        },
-                        text,
-                    )
-                },
-            )
-            .await
+        self.shared.gated(p.call(), self.query_reply(p)).await
     }
 
     /// Brings the index up to date (only changed chunks are re-embedded); reports counts and seconds.
@@ -423,23 +385,21 @@ impl CodeIntel {
         .await
         {
             Ok(report) => {
-                let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
+                let readiness = shared.readiness();
                 let text = format!("synced: {report}; {}", readiness.message);
-                success(
-                    &SyncResult {
+                Reply::new(
+                    SyncResult {
                         report,
                         index: readiness,
                     },
                     text,
                 )
+                .into_result()
             }
-            Err(crate::index::IndexError::Busy) => {
-                let readiness = index::readiness(&shared.repo, &shared.progress, &shared.config);
-                Err(ToolError::failed(format!(
-                    "a sync is already running: {}",
-                    readiness.message
-                )))
-            }
+            Err(crate::index::IndexError::Busy) => Err(ToolError::failed(format!(
+                "a sync is already running: {}",
+                shared.readiness().message
+            ))),
             Err(e) => Err(e.into()),
         }
     }
@@ -461,39 +421,27 @@ const QUERY_CODE_FILES: usize = 3;
 /// file with why it ranked and its chunks' lines, framework facts and
 /// related symbols, the best [`QUERY_CODE_FILES`] files with their code.
 /// `o` keeps what the text shows: files that do not fit are dropped, chunks
-/// whose code is not shown lose their content (so only files whose code was
-/// returned count as read).
-fn query_text(o: &mut rank::Outcome, readiness: &Readiness, max_tokens: usize) -> String {
+/// whose code is not shown lose their content; the [`Shown`] names the
+/// files kept and the lines of code returned (only those count as read).
+fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Shown) {
     let plan = &o.plan;
-    let mut b = Budget::new(max_tokens);
-    b.force(&format!("{}\n", readiness.message));
-    let translated: Vec<String> = plan
-        .translated
+    let readiness = &o.index;
+    // The "also check" lines are short and the point of the reply for a
+    // change that spans files: their room is kept before the rest is laid out.
+    let also: Vec<String> = o
+        .also_check
         .iter()
-        .map(|t| {
-            let words: Vec<&str> = t.words.iter().map(|(w, _)| w.as_str()).collect();
-            format!("{}→{}", t.term, words.join("/"))
-        })
+        .enumerate()
+        .map(|(i, r)| format!("  {}", super::graph_tools::related_line(i, r)))
         .collect();
-    b.force(&format!(
-        "plan: keywords [{}]{}{}{}\n",
-        plan.keywords.join(", "),
-        if translated.is_empty() {
-            String::new()
-        } else {
-            format!("; translated {}", translated.join(", "))
-        },
-        if plan.identifiers.is_empty() {
-            String::new()
-        } else {
-            format!("; identifiers [{}]", plan.identifiers.join(", "))
-        },
-        if plan.kind_hints.is_empty() {
-            String::new()
-        } else {
-            format!("; kinds [{}]", plan.kind_hints.join(", "))
-        },
-    ));
+    let also_cost: usize = also
+        .iter()
+        .map(|l| super::budget::estimate_tokens(l))
+        .sum::<usize>()
+        + if also.is_empty() { 0 } else { 12 };
+    let mut b = Budget::new(max_tokens.saturating_sub(also_cost).max(100));
+    b.force(&format!("{}\n", readiness.message));
+    b.force(&plan_line(plan));
     if o.files.is_empty() {
         b.force(&format!("{}\n", no_results(readiness)));
     }
@@ -502,35 +450,7 @@ fn query_text(o: &mut rank::Outcome, readiness: &Readiness, max_tokens: usize) -
         .files
         .iter()
         .enumerate()
-        .map(|(i, f)| {
-            let mut out = vec![format!(
-                "{}. {} [{}] ({})\n",
-                i + 1,
-                f.file,
-                f.class.name(),
-                reasons(f)
-            )];
-            for c in &f.chunks {
-                let mut line = format!(
-                    "   {}-{} {} {}  {}\n",
-                    c.start_line,
-                    c.end_line,
-                    c.kind,
-                    c.fqcn.as_deref().unwrap_or(&c.name),
-                    c.signature.lines().next().unwrap_or("").trim()
-                );
-                if !c.meta.is_empty() {
-                    let facts = serde_json::Value::Object(c.meta.clone()).to_string();
-                    let facts: String = facts.chars().take(300).collect();
-                    line.push_str(&format!("     facts: {facts}\n"));
-                }
-                if !c.related.is_empty() {
-                    line.push_str(&format!("     related: {}\n", c.related.join(", ")));
-                }
-                out.push(line);
-            }
-            out
-        })
+        .map(|(i, f)| file_lines(i, f))
         .collect();
     let header_cost: Vec<usize> = headers
         .iter()
@@ -554,12 +474,15 @@ fn query_text(o: &mut rank::Outcome, readiness: &Readiness, max_tokens: usize) -
         .sum();
     let code_budget = b.left().saturating_sub(headers_total);
     let per_chunk = code_budget / code_chunks.max(1);
+    let mut seen = Shown::default();
     for (i, f) in o.files.iter_mut().enumerate().take(keep) {
         let h = &headers[i];
         b.push(&h[0]);
+        seen.name(&f.file);
         for (c, line) in f.chunks.iter_mut().zip(&h[1..]) {
             b.push(line);
             let mut shown = String::new();
+            let mut lines = 0;
             if i < QUERY_CODE_FILES {
                 let mut left = per_chunk;
                 for l in c.content.lines() {
@@ -571,7 +494,12 @@ fn query_text(o: &mut rank::Outcome, readiness: &Readiness, max_tokens: usize) -
                     }
                     left -= cost;
                     shown.push_str(&l[7..]);
+                    lines += 1;
                 }
+            }
+            if !shown.is_empty() {
+                let start = c.start_line as usize;
+                seen.read(&f.file, start, start + lines - 1);
             }
             c.content = shown;
         }
@@ -580,7 +508,106 @@ fn query_text(o: &mut rank::Outcome, readiness: &Readiness, max_tokens: usize) -
         b.truncated = true;
         o.files.truncate(keep);
     }
-    b.finish("… cut to fit max_tokens: read_file the files above, lower limit, or raise max_tokens")
+    if !also.is_empty() {
+        b.force("also check (code graph and co-change of the top files):\n");
+        for l in &also {
+            b.force(l);
+        }
+    }
+    for r in &o.also_check {
+        seen.name(&r.file);
+    }
+    let text = b.finish(
+        "… cut to fit max_tokens: read_file the files above, lower limit, or raise max_tokens",
+    );
+    (text, seen)
+}
+
+/// Files of a `query` reply's "also check" list at most.
+const ALSO_CHECK_FILES: usize = 5;
+/// Top files of a `query` reply whose graph neighbours and co-change
+/// partners are listed under "also check".
+const ALSO_CHECK_SEEDS: usize = 3;
+/// A related file is listed under "also check" from this score (one edge
+/// of a strong kind, or co-change confidence of a third).
+const ALSO_CHECK_MIN_SCORE: f32 = 0.6;
+
+/// What the change set likely needs besides the ranked files: code-graph
+/// neighbours and co-change partners of the top files that the ranking
+/// left out.
+fn also_check(graph: &crate::index::CodeGraph, files: &[RankedFile]) -> Vec<crate::graph::Related> {
+    let seeds: Vec<String> = files
+        .iter()
+        .take(ALSO_CHECK_SEEDS)
+        .map(|f| f.file.clone())
+        .collect();
+    let listed: std::collections::HashSet<&str> = files.iter().map(|f| f.file.as_str()).collect();
+    crate::graph::related(&graph.graph, Some(&graph.history), &seeds, 50)
+        .into_iter()
+        .filter(|r| !listed.contains(r.file.as_str()) && r.score >= ALSO_CHECK_MIN_SCORE)
+        .take(ALSO_CHECK_FILES)
+        .collect()
+}
+
+/// The plan in one line: keywords, Japanese terms with their English
+/// words, identifiers, framework kinds.
+fn plan_line(plan: &QueryPlan) -> String {
+    let translated: Vec<String> = plan
+        .translated
+        .iter()
+        .map(|t| {
+            let words: Vec<&str> = t.words.iter().map(|(w, _)| w.as_str()).collect();
+            format!("{}→{}", t.term, words.join("/"))
+        })
+        .collect();
+    let part = |label: &str, items: &[String], bracket: bool| {
+        if items.is_empty() {
+            String::new()
+        } else if bracket {
+            format!("; {label} [{}]", items.join(", "))
+        } else {
+            format!("; {label} {}", items.join(", "))
+        }
+    };
+    format!(
+        "plan: keywords [{}]{}{}{}\n",
+        plan.keywords.join(", "),
+        part("translated", &translated, false),
+        part("identifiers", &plan.identifiers, true),
+        part("kinds", &plan.kind_hints, true),
+    )
+}
+
+/// The `i`-th file's header line (rank, path, class, why) and one line per
+/// chunk (lines, kind, name, signature, framework facts, related symbols).
+fn file_lines(i: usize, f: &RankedFile) -> Vec<String> {
+    let mut out = vec![format!(
+        "{}. {} [{}] ({})\n",
+        i + 1,
+        f.file,
+        f.class.name(),
+        reasons(f)
+    )];
+    for c in &f.chunks {
+        let mut line = format!(
+            "   {}-{} {} {}  {}\n",
+            c.start_line,
+            c.end_line,
+            c.kind,
+            c.fqcn.as_deref().unwrap_or(&c.name),
+            c.signature.lines().next().unwrap_or("").trim()
+        );
+        if !c.meta.is_empty() {
+            let facts = serde_json::Value::Object(c.meta.clone()).to_string();
+            let facts: String = facts.chars().take(300).collect();
+            line.push_str(&format!("     facts: {facts}\n"));
+        }
+        if !c.related.is_empty() {
+            line.push_str(&format!("     related: {}\n", c.related.join(", ")));
+        }
+        out.push(line);
+    }
+    out
 }
 
 /// Why a file ranked, in words.
@@ -593,6 +620,8 @@ fn reasons(f: &RankedFile) -> String {
         ("vector", w.vector),
         ("path", w.path),
         ("definition", w.definition),
+        ("graph", w.graph),
+        ("co-change", w.cochange),
     ] {
         if v > 0.0 {
             reasons.push(format!("{name} {v:.2}"));

@@ -4,17 +4,24 @@
 mod budget;
 mod code_tools;
 mod error;
+mod graph_tools;
 mod index_tools;
 mod session_tools;
 pub mod transport;
+mod wire;
+
+#[cfg(test)]
+mod tests;
 
 pub use error::ToolError;
+pub(crate) use graph_tools::related_line;
+pub(crate) use wire::{Call, Reply, Shown, ToolParams};
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, ServerHandler};
 use serde::Serialize;
 
@@ -24,7 +31,7 @@ use crate::index::{self, Progress};
 use crate::learn::SessionStore;
 use crate::repo::Repo;
 use crate::search::symbols::SymbolCache;
-use crate::session::{self, Evidence, ToolClass};
+use crate::session::{self, Evidence};
 use crate::store::Store;
 
 /// Seconds a caller should wait when the model is still loading (e5 fp32
@@ -53,6 +60,8 @@ pub struct Shared {
     pub config: Config,
     pub symbols: SymbolCache,
     pub progress: Progress,
+    /// The code graph and co-change history, rebuilt when the index changed.
+    pub graph: index::GraphCache,
     pub model: RwLock<ModelState>,
     pub sessions: SessionStore,
     /// The `query` pipeline and its caches.
@@ -79,6 +88,11 @@ impl Shared {
         let store = Arc::new(store);
         *slot = Some(Arc::clone(&store));
         Ok(store)
+    }
+
+    /// How ready the index is now (live progress, cached state summary).
+    pub fn readiness(&self) -> index::Readiness {
+        index::readiness(&self.repo, &self.progress, &self.config)
     }
 
     /// The embedder, or why it is not available.
@@ -116,10 +130,17 @@ impl CodeIntel {
                 config,
                 symbols: SymbolCache::default(),
                 progress: Progress::default(),
+                graph: index::GraphCache::default(),
                 model: RwLock::new(ModelState::Loading(Instant::now())),
                 store: tokio::sync::Mutex::new(None),
             }),
-            tool_router: Self::code_router() + Self::index_router() + Self::session_router(),
+            tool_router: Self::code_router()
+                + Self::index_router()
+                + Self::graph_router()
+                + Self::session_frame_router()
+                + Self::session_evidence_router()
+                + Self::session_write_router()
+                + Self::session_outcome_router(),
         }
     }
 
@@ -184,7 +205,7 @@ impl CodeIntel {
 }
 
 /// The `instructions` of `initialize`: when to call what, and how readiness
-/// is reported (issue 14 § 4). Kept short: clients put it in every prompt.
+/// is reported. Kept short: clients put it in every prompt.
 const INSTRUCTIONS: &str = "Code intelligence for this repository (Japanese or English requests). Call `query` first with the user's request: the files a change likely touches, best first, with code. Find by name with find_definitions / find_references / search_text / get_symbols; read with read_file or get_function_at_line. Before editing for a request: start_session (with slots), then with session_id read the files you will change and find_references on what changes, submit_understanding (it says what is missing), and check_write_target before every edit. Paths are repo-relative, lines 1-based. Index readiness is the first line of query / semantic_search replies; sync_index updates it.";
 
 impl CodeIntel {
@@ -234,7 +255,7 @@ impl ServerHandler for CodeIntel {
         let call = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(
             self.tool_router.call(tcc),
         ));
-        let deadline = Duration::from_secs(if tool == "sync_index" {
+        let deadline = Duration::from_secs(if tool == session::Tool::SyncIndex.name() {
             u64::MAX / 4
         } else {
             self.shared.config.tool_timeout_seconds
@@ -285,7 +306,9 @@ impl ServerHandler for CodeIntel {
             }
         }
         if let Some(phase) = self.scoped_phase() {
-            tools.retain(|t| session::tool_offered(phase, &t.name));
+            tools.retain(|t| {
+                session::Tool::parse(&t.name).is_none_or(|t| session::tool_offered(phase, t))
+            });
         }
         Ok(rmcp::model::ListToolsResult {
             result_type: Some(rmcp::model::ResultType::COMPLETE),
@@ -309,21 +332,16 @@ impl Shared {
     ///
     /// # Errors
     /// [`ToolError::Refused`], or an unknown session.
-    pub fn gate(
-        &self,
-        session_id: Option<&str>,
-        tool: &str,
-        class: ToolClass,
-    ) -> Result<(), ToolError> {
-        let Some(id) = session_id else {
+    pub(crate) fn gate(&self, call: &Call) -> Result<(), ToolError> {
+        let Some(id) = call.session_id.as_deref() else {
             return Ok(());
         };
         let phase = self.sessions.get(id)?.phase;
-        let Err(refusal) = session::gate(phase, class) else {
+        let Err(refusal) = session::gate(phase, call.class) else {
             return Ok(());
         };
-        let note = format!("{tool} refused in {phase:?}: {}", refusal.reason);
-        self.apply(id, session::Event::Refused { note })?;
+        let note = format!("{} refused in {phase:?}: {}", call.tool, refusal.reason);
+        self.transition(id, session::Event::Refused { note }, &NoFacts)?;
         Err(ToolError::Refused {
             phase: Some(phase),
             reason: refusal.reason,
@@ -331,25 +349,13 @@ impl Shared {
         })
     }
 
-    /// Applies one event to a session under its lock (blocking file I/O:
-    /// callers on the async runtime use [`blocking`] for long work, this is
-    /// one small file).
+    /// Applies one event to a session under its lock, with `facts` about
+    /// the code (blocking file I/O: one small file; events whose facts parse
+    /// the repository go through `transition_on_pool`).
     ///
     /// # Errors
     /// Unknown or unreadable session, a refusal or invalid event.
-    pub fn apply(
-        &self,
-        id: &str,
-        event: session::Event,
-    ) -> Result<(session::Step, session::Session), ToolError> {
-        self.apply_with(id, event, &NoFacts)
-    }
-
-    /// [`Shared::apply`] with facts about the code.
-    ///
-    /// # Errors
-    /// As [`Shared::apply`].
-    pub fn apply_with(
+    pub(crate) fn transition(
         &self,
         id: &str,
         event: session::Event,
@@ -361,109 +367,46 @@ impl Shared {
         Ok((step?, s))
     }
 
-    /// Runs a code tool under the gate: refused calls return the refusal,
-    /// allowed ones run `body` and are recorded as evidence; `reads` says
-    /// which files of the result count as read.
-    pub(crate) async fn gated(
+    /// Runs a read-only tool under the gate: a refused call returns the
+    /// refusal; an allowed one runs `body` and, with a session, is recorded
+    /// as evidence from what its [`Reply`] showed.
+    pub(crate) async fn gated<T: Serialize>(
         &self,
-        session_id: Option<String>,
-        tool: &str,
-        class: ToolClass,
-        reads: Reads,
-        params: serde_json::Value,
-        body: impl std::future::Future<Output = Result<CallToolResult, ToolError>>,
+        call: Call,
+        body: impl std::future::Future<Output = Result<Reply<T>, ToolError>>,
     ) -> Result<CallToolResult, ToolError> {
-        self.gate(session_id.as_deref(), tool, class)?;
-        let out = body.await?;
-        self.record(session_id.as_deref(), tool, reads, params, &out);
-        Ok(out)
+        self.gate(&call)?;
+        let reply = body.await?;
+        self.record(call, &reply);
+        reply.into_result()
     }
 
-    /// Records a successful tool call as evidence of the session: the tool,
-    /// its parameters, the first line of its text, every `file` its
-    /// structured result names (seen), the files whose content it returned
-    /// (read: the only ones that become writable) and its `total`.
-    pub(crate) fn record(
-        &self,
-        session_id: Option<&str>,
-        tool: &str,
-        reads: Reads,
-        params: serde_json::Value,
-        result: &CallToolResult,
-    ) {
-        let Some(id) = session_id else { return };
-        if result.is_error == Some(true) {
-            return;
-        }
-        let mut files = std::collections::BTreeSet::new();
-        if let Some(v) = &result.structured_content {
-            collect_files(v, &mut files);
-        }
-        let structured = result.structured_content.as_ref();
-        let read: Vec<String> = match reads {
-            Reads::Nothing => Vec::new(),
-            Reads::TopFile => structured
-                .and_then(|v| v["file"].as_str())
-                .map(|f| vec![f.to_string()])
-                .unwrap_or_default(),
-            Reads::AllFiles => files.iter().cloned().collect(),
-            Reads::ContentFiles => {
-                let mut out = std::collections::BTreeSet::new();
-                if let Some(v) = structured {
-                    collect_content_files(v, &mut out);
-                }
-                out.into_iter().collect()
-            }
-        };
-        let total = structured
-            .and_then(|v| v["total"].as_u64())
-            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-        let summary = result
-            .content
-            .first()
-            .and_then(|c| c.as_text())
-            .map(|t| t.text.lines().next().unwrap_or("").to_string())
-            .unwrap_or_default();
-        let phase = match self.sessions.get(id) {
-            Ok(s) => s.phase,
-            Err(e) => {
-                tracing::warn!("cannot record evidence: {e}");
-                return;
-            }
-        };
+    /// Records a successful call as evidence of its session: the tool, the
+    /// arguments the rules use, the first line of its text, the files it
+    /// named, the files and lines it returned (read: the only existing files
+    /// that become writable) and its total. The phase is stamped by
+    /// [`session::transition`].
+    fn record<T: Serialize>(&self, call: Call, reply: &Reply<T>) {
+        let Some(id) = call.session_id else { return };
         let evidence = Evidence {
-            tool: tool.to_string(),
-            params,
-            summary,
-            files: files.into_iter().collect(),
-            read,
-            total,
+            tool: call.tool,
+            params: call.args,
+            summary: reply.summary(),
+            files: reply.shown.named.iter().cloned().collect(),
+            read: reply.shown.read_files(),
+            read_lines: reply.shown.spans(),
+            total: reply.shown.total,
             at: crate::util::now_secs(),
-            phase,
+            phase: session::Phase::Exploration,
         };
-        if let Err(e) = self.apply(id, session::Event::ToolRecorded { evidence }) {
+        if let Err(e) = self.transition(&id, session::Event::ToolRecorded { evidence }, &NoFacts) {
             tracing::warn!("cannot record evidence: {e:?}");
         }
     }
 }
 
-/// Which files of a tool's result count as read (their content was
-/// returned), for the write gate (docs/sessions.md § Gate).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reads {
-    /// Names and locations only (find_definitions, get_symbols, …).
-    Nothing,
-    /// The result's top-level `file` (read_file, get_function_at_line).
-    TopFile,
-    /// Every `file` of the result (search_text with context).
-    AllFiles,
-    /// Each object with a `file` under which a non-empty `content` string
-    /// sits (query: the files whose code the reply showed).
-    ContentFiles,
-}
-
 /// For events that need no facts about the code.
-struct NoFacts;
+pub(crate) struct NoFacts;
 
 impl session::CodeFacts for NoFacts {
     fn definition_files(&self, _: &str) -> Vec<String> {
@@ -471,23 +414,6 @@ impl session::CodeFacts for NoFacts {
     }
     fn file_exists(&self, _: &str) -> bool {
         false
-    }
-}
-
-fn collect_files(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
-    match v {
-        serde_json::Value::Object(m) => {
-            for (k, x) in m {
-                match (k.as_str(), x) {
-                    ("file", serde_json::Value::String(f)) => {
-                        out.insert(f.clone());
-                    }
-                    _ => collect_files(x, out),
-                }
-            }
-        }
-        serde_json::Value::Array(a) => a.iter().for_each(|x| collect_files(x, out)),
-        _ => {}
     }
 }
 
@@ -606,42 +532,6 @@ fn document_caps(schema: &mut serde_json::Value) {
             _ => {}
         }
     }
-}
-
-fn has_content(v: &serde_json::Value) -> bool {
-    match v {
-        serde_json::Value::Object(m) => m.iter().any(|(k, x)| {
-            (k == "content" && x.as_str().is_some_and(|s| !s.is_empty())) || has_content(x)
-        }),
-        serde_json::Value::Array(a) => a.iter().any(has_content),
-        _ => false,
-    }
-}
-
-fn collect_content_files(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
-    match v {
-        serde_json::Value::Object(m) => {
-            if let Some(f) = m.get("file").and_then(|f| f.as_str())
-                && has_content(v)
-            {
-                out.insert(f.to_string());
-                return;
-            }
-            m.values().for_each(|x| collect_content_files(x, out));
-        }
-        serde_json::Value::Array(a) => a.iter().for_each(|x| collect_content_files(x, out)),
-        _ => {}
-    }
-}
-
-/// A successful result: `value` as structured content, `text` for people
-/// and models that read only text.
-pub(crate) fn success<T: Serialize>(value: &T, text: String) -> Result<CallToolResult, ToolError> {
-    let json = serde_json::to_value(value)
-        .map_err(|e| ToolError::failed(format!("cannot serialise result: {e}")))?;
-    let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
-    r.structured_content = Some(json);
-    Ok(r)
 }
 
 /// Runs CPU-bound or blocking tool work on the blocking pool.

@@ -27,10 +27,10 @@ pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_DEPTH: usize = 32;
 /// Longest string accepted anywhere in tool arguments, in chars (32 KiB: a
 /// query, a pattern, a quote or a note; a 1 MB `query` kept a runtime worker
-/// busy for seconds, issue 11).
+/// busy for seconds in the fuzz run of tests/e2e/test_reliability.py).
 pub const MAX_STRING_CHARS: usize = 32 * 1024;
 /// Longest list accepted anywhere in tool arguments (10,000 symbols to
-/// `validate_symbol_relevance` ran over 10 s, issue 11).
+/// `validate_symbol_relevance` ran over 10 s).
 pub const MAX_LIST_ITEMS: usize = 1_000;
 
 /// The first string or list in `v` over the limits, as (JSON path, what).
@@ -230,18 +230,24 @@ pub fn check_line(line: &[u8]) -> Verdict {
             "invalid request: \"id\" must be a string, a number or null".into(),
         );
     }
+    // rmcp keeps numeric ids as i64 and answers others without their id:
+    // answer them here, with the id as sent.
+    if let Some(Value::Number(n)) = &id
+        && n.as_i64().is_none()
+    {
+        return error(
+            reply_id(),
+            -32600,
+            format!(
+                "invalid request: a numeric \"id\" must be an integer from {} to {}; use a string id",
+                i64::MIN,
+                i64::MAX
+            ),
+        );
+    }
     match obj.get("method") {
         Some(Value::String(m)) if m == "tools/call" && id.is_some() => {
-            let args = obj.get("params").and_then(|p| p.get("arguments"));
-            match args.and_then(|a| oversized(a, &mut String::new())) {
-                Some((at, what)) => tool_error(
-                    reply_id(),
-                    format!(
-                        "argument `{at}` is {what}, over the limit: shorten it or split the call"
-                    ),
-                ),
-                None => Verdict::Forward,
-            }
+            check_tool_call(obj, reply_id())
         }
         Some(Value::String(_)) => Verdict::Forward,
         Some(_) => error(
@@ -253,6 +259,30 @@ pub fn check_line(line: &[u8]) -> Verdict {
         None if obj.contains_key("result") || obj.contains_key("error") => Verdict::Forward,
         None if id.is_some() => error(reply_id(), -32600, "invalid request: no \"method\"".into()),
         None => Verdict::Skip,
+    }
+}
+
+/// A `tools/call` request's params: an object whose `arguments` (when
+/// given) is an object within the size limits.
+fn check_tool_call(obj: &serde_json::Map<String, Value>, id: Value) -> Verdict {
+    let params = obj.get("params");
+    let args = params.and_then(|p| p.get("arguments"));
+    let shape = match (params, args) {
+        (Some(p), _) if !p.is_object() => Some("\"params\" must be an object"),
+        (_, Some(a)) if !a.is_object() && !a.is_null() => {
+            Some("\"arguments\" must be an object of named arguments")
+        }
+        _ => None,
+    };
+    if let Some(what) = shape {
+        return error(id, -32602, format!("invalid params: {what}"));
+    }
+    match args.and_then(|a| oversized(a, &mut String::new())) {
+        Some((at, what)) => tool_error(
+            id,
+            format!("argument `{at}` is {what}, over the limit: shorten it or split the call"),
+        ),
+        None => Verdict::Forward,
     }
 }
 
@@ -423,6 +453,21 @@ mod tests {
             ),
             (r#"{"jsonrpc":"2.0","id":6,"method":42}"#, -32600, json!(6)),
             (
+                r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"query","arguments":["x"]}}"#,
+                -32602,
+                json!(10),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":["query"]}"#,
+                -32602,
+                json!(11),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+                -32600,
+                json!(18446744073709551616.0),
+            ),
+            (
                 r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
                 -32600,
                 Value::Null,
@@ -515,7 +560,7 @@ mod tests {
     }
 }
 
-/// Property tests of the line guard (issue 11): whatever arrives on a line,
+/// Property tests of the line guard: whatever arrives on a line,
 /// `check_line` answers without panicking, and a `tools/call` with an id is
 /// never dropped.
 #[cfg(test)]

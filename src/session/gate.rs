@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{HypothesisState, Intent, Phase, Refusal, Session, ToolClass};
+use super::model::{HypothesisState, Intent, Phase, Refusal, Session, Tool, ToolClass};
 use crate::classify::FileClass;
 
 /// The tool gate (docs/sessions.md § Gate): EXPLORATION allows code tools and map search,
@@ -50,17 +50,18 @@ pub fn gate(phase: Phase, class: ToolClass) -> Result<(), Refusal> {
 /// Whether a tool is offered in `phase` when the tool list is phase-scoped:
 /// code tools only where the gate lets them through, submit_semantic only in
 /// SEMANTIC, submit_verification only in VERIFICATION; everything else always.
-pub fn tool_offered(phase: Phase, tool: &str) -> bool {
+pub fn tool_offered(phase: Phase, tool: Tool) -> bool {
     match tool {
-        "search_text"
-        | "find_definitions"
-        | "find_references"
-        | "get_symbols"
-        | "analyze_structure"
-        | "get_function_at_line"
-        | "read_file" => gate(phase, ToolClass::Code).is_ok(),
-        "submit_semantic" => phase == Phase::Semantic,
-        "submit_verification" => phase == Phase::Verification,
+        Tool::SearchText
+        | Tool::FindDefinitions
+        | Tool::FindReferences
+        | Tool::GetSymbols
+        | Tool::AnalyzeStructure
+        | Tool::GetFunctionAtLine
+        | Tool::ReadFile
+        | Tool::RelatedFiles => gate(phase, ToolClass::Code).is_ok(),
+        Tool::SubmitSemantic => phase == Phase::Semantic,
+        Tool::SubmitVerification => phase == Phase::Verification,
         _ => true,
     }
 }
@@ -100,13 +101,36 @@ fn dir_of(file: &str) -> &str {
 /// # Errors
 /// A [`Refusal`] with `recovery_options`.
 pub fn check_write(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
-    let refuse = |reason: String, options: &[&str]| {
-        Err(Refusal {
-            reason,
-            recovery_options: options.iter().map(|o| (*o).to_string()).collect(),
-        })
-    };
-    let file = t.file.as_str();
+    session_writes(s, &t.file)?;
+    tool_owned(s, t)?;
+    if s.explored.contains(&t.file) {
+        return read_file_write(s, &t.file);
+    }
+    if t.exists {
+        let file = &t.file;
+        return refuse(
+            format!("`{file}` was not read in this session (its content was never returned)"),
+            &[
+                &format!("read_file {file} with session_id"),
+                "add_explored_files with a reason (returns the content)",
+            ],
+        );
+    }
+    new_file(s, t)
+}
+
+/// A refusal with what to do instead.
+fn refuse(reason: String, options: &[&str]) -> Result<(), Refusal> {
+    Err(Refusal {
+        reason,
+        recovery_options: options.iter().map(|o| (*o).to_string()).collect(),
+    })
+}
+
+/// Whether this session may write at all now, and `file` is not from a
+/// rejected hypothesis: an IMPLEMENT/MODIFY session in READY with every
+/// hypothesis settled.
+fn session_writes(s: &Session, file: &str) -> Result<(), Refusal> {
     if matches!(s.intent, Intent::Question | Intent::Investigate) {
         return refuse(
             format!(
@@ -144,58 +168,67 @@ pub fn check_write(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
             &["revert_to_exploration", "add_explored_files"],
         );
     }
-    if matches!(
+    Ok(())
+}
+
+/// Lock, vendored and generated files are written by their tool, unless
+/// the request names them.
+fn tool_owned(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
+    if !matches!(
         t.class,
         FileClass::Lock | FileClass::Vendored | FileClass::Generated
     ) {
-        let name = file.rsplit('/').next().unwrap_or(file);
-        if !super::normalize(&s.query).contains(name) {
-            return refuse(
-                format!(
-                    "`{file}` is a {} file: it is written by its tool (composer, npm, a build), not edited, unless the request names it",
-                    t.class.name()
-                ),
-                &[
-                    "run the tool that owns it (composer update, npm install, the build)",
-                    "edit the source it is made from",
-                ],
-            );
-        }
-    }
-    if s.explored.contains(file) {
-        let listed = s.understanding.as_ref().is_some_and(|u| {
-            u.files_analyzed
-                .iter()
-                .chain(&u.files_to_edit)
-                .any(|f| f == file)
-        });
-        if !listed {
-            let (risk, reasons) =
-                super::risk::touch_risk(&[file.to_string()], &[], &BTreeMap::new());
-            if risk > s.risk {
-                return refuse(
-                    format!(
-                        "`{file}` was not in the submitted understanding and raises the risk to {risk:?} ({}): submit the understanding again with it in files_to_edit",
-                        reasons.join("; ")
-                    ),
-                    &[
-                        "revert_to_exploration",
-                        "submit_understanding with the file in files_to_edit",
-                    ],
-                );
-            }
-        }
         return Ok(());
     }
-    if t.exists {
-        return refuse(
-            format!("`{file}` was not read in this session (its content was never returned)"),
-            &[
-                &format!("read_file {file} with session_id"),
-                "add_explored_files with a reason (returns the content)",
-            ],
-        );
+    let file = t.file.as_str();
+    let name = file.rsplit('/').next().unwrap_or(file);
+    if super::normalize(&s.query).contains(name) {
+        return Ok(());
     }
+    refuse(
+        format!(
+            "`{file}` is a {} file: it is written by its tool (composer, npm, a build), not edited, unless the request names it",
+            t.class.name()
+        ),
+        &[
+            "run the tool that owns it (composer update, npm install, the build)",
+            "edit the source it is made from",
+        ],
+    )
+}
+
+/// A file read in the session: writable when the understanding lists it,
+/// or when it does not raise the risk.
+fn read_file_write(s: &Session, file: &str) -> Result<(), Refusal> {
+    let listed = s.understanding.as_ref().is_some_and(|u| {
+        u.files_analyzed
+            .iter()
+            .chain(&u.files_to_edit)
+            .any(|f| f == file)
+    });
+    if listed {
+        return Ok(());
+    }
+    let (risk, reasons) = super::risk::touch_risk(&[file.to_string()], &[], &BTreeMap::new());
+    if risk <= s.risk {
+        return Ok(());
+    }
+    refuse(
+        format!(
+            "`{file}` was not in the submitted understanding and raises the risk to {risk:?} ({}): submit the understanding again with it in files_to_edit",
+            reasons.join("; ")
+        ),
+        &[
+            "revert_to_exploration",
+            "submit_understanding with the file in files_to_edit",
+        ],
+    )
+}
+
+/// A new file: allowed with `allow_new` beside a file read in the session,
+/// or on a convention path under a directory a read file is in.
+fn new_file(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
+    let file = t.file.as_str();
     let parent = dir_of(file);
     if !t.allow_new {
         return refuse(
@@ -212,7 +245,7 @@ pub fn check_write(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
             .any(|f| dir.is_empty() || f.starts_with(&format!("{dir}/")))
     };
     match &t.convention {
-        Some(c) if under(&t.existing_dir) => Ok(()),
+        Some(_) if under(&t.existing_dir) => Ok(()),
         Some(c) => refuse(
             format!(
                 "new file `{file}` follows {c}, but no file under `{}` was read in this session: read a sibling or the code that will use or register it",

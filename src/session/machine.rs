@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use super::gate::{WriteTarget, check_write};
 use super::model::{
     Assessment, Evidence, Hypothesis, HypothesisState, Intent, Phase, QueryFrame, Refusal,
-    RelevanceCheck, Requirement, Risk, SemanticReason, Session, Understanding,
+    RelevanceCheck, Requirement, Risk, SemanticReason, Session, SessionOutcome, Tier, Tool,
+    Understanding,
 };
 use super::requirements::{BEFORE_SEMANTIC, Facts, assess, reason_fits};
 
@@ -62,7 +63,7 @@ pub enum Event {
     /// `revert_to_exploration`.
     Reverted { keep_results: bool },
     /// `record_outcome` (`success`, `failure`, `partial`).
-    OutcomeRecorded { outcome: String },
+    OutcomeRecorded { outcome: SessionOutcome },
 }
 
 /// What a transition tells the agent.
@@ -107,13 +108,14 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
                 s.risk
             )))
         }
-        Event::ToolRecorded { evidence } => {
-            s.tools_used.insert(evidence.tool.clone());
+        Event::ToolRecorded { mut evidence } => {
+            evidence.phase = s.phase;
+            s.tools_used.insert(evidence.tool);
             s.files_seen.extend(evidence.files.iter().cloned());
             s.explored.extend(evidence.read.iter().cloned());
-            if evidence.tool == "find_references"
+            if evidence.tool == Tool::FindReferences
                 && let (Some(sym), Some(total)) =
-                    (evidence.params["symbol"].as_str(), evidence.total)
+                    (evidence.params.symbol.as_deref(), evidence.total)
             {
                 s.reference_checks.insert(sym.trim().to_string(), total);
             }
@@ -125,7 +127,7 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
             Ok(Step::default())
         }
         Event::RelevanceChecked { checks } => {
-            let grey = checks.iter().any(|c| c.tier == "grey");
+            let grey = checks.iter().any(|c| c.tier == Tier::Grey);
             s.relevance.extend(checks);
             if grey {
                 s.grey_zone = true;
@@ -160,7 +162,8 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
                 ))
             }
         },
-        Event::ExploredAdded { evidence } => {
+        Event::ExploredAdded { mut evidence } => {
+            evidence.phase = s.phase;
             s.explored.extend(evidence.read.iter().cloned());
             s.files_seen.extend(evidence.files.iter().cloned());
             let n = evidence.read.len();
@@ -248,9 +251,9 @@ fn understanding_submitted(
     let a = assessment(s, &u, facts);
     let missing: Vec<Requirement> = a.missing.keys().copied().collect();
     let untried: Vec<&str> = BEFORE_SEMANTIC
-        .iter()
-        .copied()
-        .filter(|t| !s.tools_used.contains(*t))
+        .into_iter()
+        .filter(|t| !s.tools_used.contains(t))
+        .map(Tool::name)
         .collect();
     let reasons_ok = !missing.is_empty()
         && missing
@@ -312,9 +315,11 @@ fn semantic_submitted(
             ],
         ));
     }
-    if !s.evidence.iter().any(|e| {
-        matches!(e.tool.as_str(), "semantic_search" | "query") && e.phase == Phase::Semantic
-    }) {
+    if !s
+        .evidence
+        .iter()
+        .any(|e| matches!(e.tool, Tool::SemanticSearch | Tool::Query) && e.phase == Phase::Semantic)
+    {
         return Err(refuse(
             s,
             "no forest search in this SEMANTIC phase yet".into(),
@@ -428,442 +433,4 @@ fn verification_submitted(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::session::{PatternClaim, Slot, SlotName};
-
-    /// The code of the tests: `render`, `layout`, `Page` in a.py, `Widget`
-    /// and `hash` in d.py; files `a.py`, `b.py`, `c.py`, `d.py`.
-    struct Code;
-    impl CodeFacts for Code {
-        fn definition_files(&self, s: &str) -> Vec<String> {
-            match s {
-                "render" | "layout" | "Page" => vec!["a.py".into()],
-                "Widget" | "hash" => vec!["d.py".into()],
-                _ => vec![],
-            }
-        }
-        fn file_exists(&self, f: &str) -> bool {
-            matches!(f, "a.py" | "b.py" | "c.py" | "d.py")
-        }
-    }
-
-    /// A write check of an existing file.
-    fn write(file: &str) -> Event {
-        Event::WriteChecked {
-            target: WriteTarget {
-                file: file.into(),
-                exists: Code.file_exists(file),
-                allow_new: false,
-                class: crate::classify::FileClass::Source,
-                convention: None,
-                existing_dir: String::new(),
-            },
-        }
-    }
-
-    /// A tool call naming `files`; `read_file` reads them, `find_references`
-    /// on `render` finds two uses.
-    fn tool(name: &str, files: &[&str], phase: Phase) -> Event {
-        let files: Vec<String> = files.iter().map(|f| (*f).to_string()).collect();
-        Event::ToolRecorded {
-            evidence: Evidence {
-                tool: name.into(),
-                params: serde_json::json!({"symbol": "render"}),
-                summary: String::new(),
-                read: if name == "read_file" {
-                    files.clone()
-                } else {
-                    vec![]
-                },
-                total: (name == "find_references").then_some(2),
-                files,
-                at: 0,
-                phase,
-            },
-        }
-    }
-
-    fn frame() -> Event {
-        let slot = |v: &str| Slot {
-            value: v.into(),
-            quote: v.into(),
-        };
-        Event::FrameSet {
-            frame: [
-                (SlotName::TargetFeature, slot("page rendering")),
-                (SlotName::DesiredAction, slot("fix")),
-            ]
-            .into(),
-        }
-    }
-
-    fn understanding(symbols: &[&str], files: &[&str]) -> Understanding {
-        Understanding {
-            symbols_identified: symbols.iter().map(|s| (*s).to_string()).collect(),
-            entry_points: symbols.iter().take(1).map(|s| (*s).to_string()).collect(),
-            existing_patterns: vec![PatternClaim {
-                name: "view".into(),
-                files: vec!["a.py".into()],
-            }],
-            files_analyzed: files.iter().map(|f| (*f).to_string()).collect(),
-            files_to_edit: vec![],
-            slot_evidence: BTreeMap::new(),
-        }
-    }
-
-    fn submit(u: Understanding, reasons: &[(Requirement, SemanticReason)]) -> Event {
-        Event::UnderstandingSubmitted {
-            understanding: u,
-            semantic_reasons: reasons.iter().copied().collect(),
-        }
-    }
-
-    /// What a case expects after its last event: (phase, refused?, invalid?).
-    type Expect = (Phase, bool, bool);
-
-    /// Applies `events` to a new session of `intent` and compares the last
-    /// event's outcome with `expected`.
-    fn check(intent: Intent, events: Vec<Event>, expected: Expect) {
-        let mut s = Session::new(intent, "fix page rendering");
-        let mut last = Ok(Step::default());
-        for e in events {
-            last = transition(&mut s, e, &Code);
-        }
-        let got = (
-            s.phase,
-            matches!(last, Err(Rejected::Refused(_))),
-            matches!(last, Err(Rejected::Invalid(_))),
-        );
-        assert_eq!(got, expected, "{last:?}");
-    }
-
-    /// Every transition and refusal of the phase machine, one row each.
-    #[test]
-    fn transitions() {
-        use Phase::{Exploration, Ready, Semantic};
-        let explored = || {
-            vec![
-                frame(),
-                tool("find_definitions", &["a.py"], Exploration),
-                tool("find_references", &["b.py"], Exploration),
-                tool("search_text", &["c.py"], Exploration),
-                tool("read_file", &["a.py", "b.py"], Exploration),
-            ]
-        };
-        let with = |mut v: Vec<Event>, e: Vec<Event>| {
-            v.extend(e);
-            v
-        };
-        let enough = || understanding(&["render", "layout", "Page"], &["a.py", "b.py"]);
-        // Names c.py, which a search showed but nobody read.
-        let too_little = || understanding(&["render"], &["c.py"]);
-        let reasons = [(Requirement::Files, SemanticReason::ContextFragmented)];
-        let to_semantic = || {
-            with(
-                explored(),
-                vec![
-                    submit(too_little(), &reasons),
-                    tool("semantic_search", &["d.py"], Semantic),
-                ],
-            )
-        };
-        let hyp = |sym: &str, file: &str| Hypothesis {
-            symbol: sym.into(),
-            file: file.into(),
-            slot_source: "symbols".into(),
-            reason: "forest hit".into(),
-            state: HypothesisState::Hypothesis,
-            evidence: None,
-        };
-        let verify = |sym: &str, ok: bool| Verification {
-            symbol: sym.into(),
-            confirmed: ok,
-            evidence: if ok {
-                "d.py:1 def".into()
-            } else {
-                String::new()
-            },
-        };
-        let cases: Vec<(Intent, Vec<Event>, Expect)> = vec![
-            // QUESTION starts READY; INVESTIGATE and MODIFY in EXPLORATION.
-            (Intent::Question, vec![], (Ready, false, false)),
-            (Intent::Investigate, vec![], (Exploration, false, false)),
-            // MODIFY needs its frame before an understanding.
-            (
-                Intent::Modify,
-                vec![submit(enough(), &[])],
-                (Exploration, true, false),
-            ),
-            // Enough checked claims → READY.
-            (
-                Intent::Modify,
-                with(explored(), vec![submit(enough(), &[])]),
-                (Ready, false, false),
-            ),
-            // Too little, no reasons → stays in EXPLORATION.
-            (
-                Intent::Modify,
-                with(explored(), vec![submit(too_little(), &[])]),
-                (Exploration, false, false),
-            ),
-            // Reasons before exact tools were tried → EXPLORATION.
-            (
-                Intent::Modify,
-                vec![frame(), submit(too_little(), &reasons)],
-                (Exploration, false, false),
-            ),
-            // A reason that does not fit what is missing → EXPLORATION.
-            (
-                Intent::Modify,
-                with(
-                    explored(),
-                    vec![submit(
-                        too_little(),
-                        &[(Requirement::Files, SemanticReason::NoDefinitionFound)],
-                    )],
-                ),
-                (Exploration, false, false),
-            ),
-            // Fitting reasons after exact tools → SEMANTIC.
-            (
-                Intent::Modify,
-                with(explored(), vec![submit(too_little(), &reasons)]),
-                (Semantic, false, false),
-            ),
-            // submit_understanding outside EXPLORATION is refused.
-            (
-                Intent::Modify,
-                with(to_semantic(), vec![submit(enough(), &[])]),
-                (Semantic, true, false),
-            ),
-            // submit_semantic outside SEMANTIC is refused; without a forest
-            // search in SEMANTIC too; with no hypothesis or a missing file it is invalid.
-            (
-                Intent::Modify,
-                with(
-                    explored(),
-                    vec![Event::SemanticSubmitted {
-                        hypotheses: vec![hyp("Widget", "d.py")],
-                    }],
-                ),
-                (Exploration, true, false),
-            ),
-            (
-                Intent::Modify,
-                with(
-                    explored(),
-                    vec![
-                        submit(too_little(), &reasons),
-                        Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Widget", "d.py")],
-                        },
-                    ],
-                ),
-                (Semantic, true, false),
-            ),
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![Event::SemanticSubmitted { hypotheses: vec![] }],
-                ),
-                (Semantic, false, true),
-            ),
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![Event::SemanticSubmitted {
-                        hypotheses: vec![hyp("Token", "zz.py")],
-                    }],
-                ),
-                (Semantic, false, true),
-            ),
-            // A forest search, then hypotheses → VERIFICATION.
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![Event::SemanticSubmitted {
-                        hypotheses: vec![hyp("Widget", "d.py")],
-                    }],
-                ),
-                (Phase::Verification, false, false),
-            ),
-            // Verification outside VERIFICATION is refused; confirming without
-            // evidence or an undefined symbol is invalid.
-            (
-                Intent::Modify,
-                with(
-                    explored(),
-                    vec![Event::VerificationSubmitted {
-                        results: vec![verify("Widget", true)],
-                    }],
-                ),
-                (Exploration, true, false),
-            ),
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![
-                        Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Widget", "d.py")],
-                        },
-                        Event::VerificationSubmitted {
-                            results: vec![Verification {
-                                evidence: String::new(),
-                                ..verify("Widget", true)
-                            }],
-                        },
-                    ],
-                ),
-                (Phase::Verification, false, true),
-            ),
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![
-                        Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Ghost", "d.py")],
-                        },
-                        Event::VerificationSubmitted {
-                            results: vec![verify("Ghost", true)],
-                        },
-                    ],
-                ),
-                (Phase::Verification, false, true),
-            ),
-            // One of two hypotheses settled → still VERIFICATION.
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![
-                        Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Widget", "d.py"), hyp("hash", "d.py")],
-                        },
-                        Event::VerificationSubmitted {
-                            results: vec![verify("Widget", true)],
-                        },
-                    ],
-                ),
-                (Phase::Verification, false, false),
-            ),
-            // All settled, facts fill the gaps → READY; rejected → EXPLORATION.
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![
-                        Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Widget", "d.py"), hyp("hash", "d.py")],
-                        },
-                        tool("read_file", &["c.py", "d.py"], Phase::Verification),
-                        Event::VerificationSubmitted {
-                            results: vec![verify("Widget", true), verify("hash", true)],
-                        },
-                    ],
-                ),
-                (Ready, false, false),
-            ),
-            // Confirmed, but the files were never read → EXPLORATION.
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![
-                        Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Widget", "d.py")],
-                        },
-                        Event::VerificationSubmitted {
-                            results: vec![verify("Widget", true)],
-                        },
-                    ],
-                ),
-                (Exploration, false, false),
-            ),
-            (
-                Intent::Modify,
-                with(
-                    to_semantic(),
-                    vec![
-                        Event::SemanticSubmitted {
-                            hypotheses: vec![hyp("Widget", "d.py")],
-                        },
-                        Event::VerificationSubmitted {
-                            results: vec![verify("Widget", false)],
-                        },
-                    ],
-                ),
-                (Exploration, false, false),
-            ),
-            // Revert from anywhere → EXPLORATION.
-            (
-                Intent::Question,
-                vec![Event::Reverted { keep_results: true }],
-                (Exploration, false, false),
-            ),
-            // Writes: refused before READY, allowed for an explored file in
-            // READY, refused for an unexplored one.
-            (
-                Intent::Modify,
-                with(explored(), vec![write("a.py")]),
-                (Exploration, true, false),
-            ),
-            (
-                Intent::Modify,
-                with(explored(), vec![submit(enough(), &[]), write("a.py")]),
-                (Ready, false, false),
-            ),
-            (
-                Intent::Modify,
-                with(explored(), vec![submit(enough(), &[]), write("zz.py")]),
-                (Ready, true, false),
-            ),
-        ];
-        for (intent, events, expected) in cases {
-            check(intent, events, expected);
-        }
-    }
-
-    #[test]
-    fn risk_rises_with_what_is_touched_and_never_falls() {
-        let mut s = Session::new(Intent::Modify, "fix page rendering");
-        transition(&mut s, frame(), &Code).unwrap();
-        assert_eq!(s.risk, Risk::Low);
-        let check = RelevanceCheck {
-            nl_term: "描画".into(),
-            symbol: "render".into(),
-            score: 0.8,
-            tier: "grey".into(),
-        };
-        transition(
-            &mut s,
-            Event::RelevanceChecked {
-                checks: vec![check],
-            },
-            &Code,
-        )
-        .unwrap();
-        assert_eq!(s.risk, Risk::High);
-        assert!(s.requirements.all_entry_points);
-        assert!(s.requirements.needs.contains(&Requirement::Coverage));
-        let r = transition(&mut s, submit(understanding(&["render"], &[]), &[]), &Code);
-        assert!(r.is_ok());
-        assert_eq!(s.risk, Risk::High, "a smaller submission does not lower it");
-        let r = transition(&mut s, write("a.py"), &Code);
-        assert!(matches!(r, Err(Rejected::Refused(_))));
-        assert_eq!(s.refusals.len(), 1, "{:?}", s.refusals);
-
-        // Editing a migration makes a plain fix MEDIUM.
-        let mut s = Session::new(Intent::Modify, "fix page rendering");
-        transition(&mut s, frame(), &Code).unwrap();
-        let mut u = understanding(&["render"], &["a.py"]);
-        u.files_to_edit = vec!["database/migrations/2024_create_pages.php".into()];
-        transition(&mut s, submit(u, &[]), &Code).unwrap();
-        assert_eq!(s.risk, Risk::Medium, "{:?}", s.risk_reasons);
-    }
-}
+mod tests;

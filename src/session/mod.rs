@@ -10,6 +10,7 @@
 //! The server decides; the model never supplies confidence. The rules and
 //! numbers are in docs/sessions.md.
 
+mod advice;
 mod frame;
 mod gate;
 mod machine;
@@ -17,19 +18,17 @@ mod model;
 mod requirements;
 mod risk;
 
+pub use advice::{EXTRACTION_PROMPT, guidance, next_step};
 pub use frame::{missing_slots, normalize, verify_frame};
 pub use gate::{WriteTarget, check_write, gate, tool_offered};
 pub use machine::{CodeFacts, Event, Rejected, Step, Verification, transition};
 pub use model::*;
-pub use requirements::{
-    BEFORE_SEMANTIC, Facts, assess, reason_fits, requirements, unqualified, uses_found,
-};
-pub use risk::{HIGH_REFERENCES, MEDIUM_REFERENCES, touch_risk};
 
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
+    use super::requirements::{Facts, assess, reason_fits, requirements, unqualified};
     use super::*;
 
     fn slot(v: &str, q: &str) -> Slot {

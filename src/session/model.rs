@@ -43,6 +43,32 @@ pub enum Risk {
     High,
 }
 
+/// `Display` writes the wire names (`MODIFY`, `READY`, `HIGH`, …): the
+/// same strings serde writes.
+macro_rules! wire_display {
+    ($t:ty { $($v:ident => $n:literal),+ $(,)? }) => {
+        impl $t {
+            /// The wire name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(<$t>::$v => $n),+
+                }
+            }
+        }
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+wire_display!(Intent { Implement => "IMPLEMENT", Modify => "MODIFY", Investigate => "INVESTIGATE", Question => "QUESTION" });
+wire_display!(Phase { Exploration => "EXPLORATION", Semantic => "SEMANTIC", Verification => "VERIFICATION", Ready => "READY" });
+wire_display!(Risk { Low => "LOW", Medium => "MEDIUM", High => "HIGH" });
+wire_display!(Tier { Fact => "fact", Grey => "grey", Reject => "reject" });
+wire_display!(SlotName { TargetFeature => "target_feature", TriggerCondition => "trigger_condition", ObservedIssue => "observed_issue", DesiredAction => "desired_action" });
+
 /// The four slots of a query frame (docs/sessions.md § Risk).
 
 #[derive(
@@ -94,6 +120,121 @@ pub struct Requirements {
     #[serde(default)]
     pub all_entry_points: bool,
 }
+/// The MCP tools whose names the session's rules use (the gate, the
+/// machine, the requirements). `name()` is the wire name; serde writes the
+/// same (`snake_case`), so stored sessions read the same strings.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Tool {
+    SearchText,
+    FindDefinitions,
+    FindReferences,
+    GetSymbols,
+    AnalyzeStructure,
+    GetFunctionAtLine,
+    ReadFile,
+    SemanticSearch,
+    Query,
+    SyncIndex,
+    StartSession,
+    SetQueryFrame,
+    GetSessionStatus,
+    SubmitUnderstanding,
+    ValidateSymbolRelevance,
+    SubmitSemantic,
+    SubmitVerification,
+    CheckWriteTarget,
+    AddExploredFiles,
+    RevertToExploration,
+    RecordOutcome,
+    GetSessionAnalysis,
+    GetImprovementInsights,
+    RelatedFiles,
+}
+
+impl Tool {
+    /// Every tool, in the order `tools/list` documents them.
+    pub const ALL: [Tool; 24] = [
+        Tool::SearchText,
+        Tool::FindDefinitions,
+        Tool::FindReferences,
+        Tool::GetSymbols,
+        Tool::AnalyzeStructure,
+        Tool::GetFunctionAtLine,
+        Tool::ReadFile,
+        Tool::SemanticSearch,
+        Tool::Query,
+        Tool::SyncIndex,
+        Tool::StartSession,
+        Tool::SetQueryFrame,
+        Tool::GetSessionStatus,
+        Tool::SubmitUnderstanding,
+        Tool::ValidateSymbolRelevance,
+        Tool::SubmitSemantic,
+        Tool::SubmitVerification,
+        Tool::CheckWriteTarget,
+        Tool::AddExploredFiles,
+        Tool::RevertToExploration,
+        Tool::RecordOutcome,
+        Tool::GetSessionAnalysis,
+        Tool::GetImprovementInsights,
+        Tool::RelatedFiles,
+    ];
+
+    /// The tool's MCP name (`search_text`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::SearchText => "search_text",
+            Tool::FindDefinitions => "find_definitions",
+            Tool::FindReferences => "find_references",
+            Tool::GetSymbols => "get_symbols",
+            Tool::AnalyzeStructure => "analyze_structure",
+            Tool::GetFunctionAtLine => "get_function_at_line",
+            Tool::ReadFile => "read_file",
+            Tool::SemanticSearch => "semantic_search",
+            Tool::Query => "query",
+            Tool::SyncIndex => "sync_index",
+            Tool::StartSession => "start_session",
+            Tool::SetQueryFrame => "set_query_frame",
+            Tool::GetSessionStatus => "get_session_status",
+            Tool::SubmitUnderstanding => "submit_understanding",
+            Tool::ValidateSymbolRelevance => "validate_symbol_relevance",
+            Tool::SubmitSemantic => "submit_semantic",
+            Tool::SubmitVerification => "submit_verification",
+            Tool::CheckWriteTarget => "check_write_target",
+            Tool::AddExploredFiles => "add_explored_files",
+            Tool::RevertToExploration => "revert_to_exploration",
+            Tool::RecordOutcome => "record_outcome",
+            Tool::GetSessionAnalysis => "get_session_analysis",
+            Tool::GetImprovementInsights => "get_improvement_insights",
+            Tool::RelatedFiles => "related_files",
+        }
+    }
+
+    /// The tool of an MCP name, `None` for a name that is not ours.
+    pub fn parse(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+impl std::fmt::Display for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What a tool call is, for the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolClass {
@@ -141,25 +282,6 @@ impl Requirement {
             Requirement::Files => "files",
             Requirement::Patterns => "patterns",
             Requirement::Coverage => "coverage",
-        }
-    }
-
-    /// What satisfies the requirement, for replies.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Requirement::Symbols => {
-                "a symbol of the change whose definition you read (read_file or get_function_at_line on its file)"
-            }
-            Requirement::EntryPoints => "find_references run on the symbols the change alters",
-            Requirement::Files => {
-                "every file in files_analyzed / files_to_edit read in this session (content returned)"
-            }
-            Requirement::Patterns => {
-                "an existing implementation of the same kind (existing_patterns with a file you read)"
-            }
-            Requirement::Coverage => {
-                "tests or usages that cover the change: find_references returning uses, or a test file read"
-            }
         }
     }
 }
@@ -232,11 +354,48 @@ pub enum HypothesisState {
     Rejected,
 }
 
+/// The arguments of a recorded call that the session's rules and reports
+/// use, taken from the typed parameters (never from a JSON copy of them).
+/// Absent fields are not written; a stored session of an older release,
+/// which kept every argument, reads the ones named here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CallArgs {
+    /// find_definitions / find_references: the symbol as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// search_text: the pattern.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// query / semantic_search: the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// A repo-relative path scope or file argument.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// add_explored_files: the files, repo-relative.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// add_explored_files: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Lines of a file a reply returned: 1-based, inclusive.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct LineSpan {
+    pub file: String,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
 /// One recorded tool call of a session.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Evidence {
-    pub tool: String,
-    pub params: serde_json::Value,
+    pub tool: Tool,
+    #[serde(default, deserialize_with = "lenient")]
+    pub params: CallArgs,
     /// First line of the tool's text result.
     pub summary: String,
     /// Repo-relative files the result named.
@@ -244,12 +403,15 @@ pub struct Evidence {
     /// Files whose content the result returned (they count as read).
     #[serde(default)]
     pub read: Vec<String>,
+    /// The lines of those files the result returned.
+    #[serde(default)]
+    pub read_lines: Vec<LineSpan>,
     /// The result's `total` (find_references: uses found), when it has one.
     #[serde(default)]
     pub total: Option<usize>,
     /// Unix seconds.
     pub at: u64,
-    /// The phase the call was made in.
+    /// The phase the call was made in (stamped by [`super::transition`]).
     pub phase: Phase,
 }
 
@@ -266,13 +428,49 @@ pub struct Hypothesis {
     pub evidence: Option<String>,
 }
 
+/// How a relevance score is judged (docs/sessions.md § Relevance): approve
+/// as FACT, approve but raise the risk to HIGH, or reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Fact,
+    Grey,
+    Reject,
+}
+
 /// A relevance check result kept in the session.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RelevanceCheck {
     pub nl_term: String,
     pub symbol: String,
     pub score: f32,
-    pub tier: String,
+    pub tier: Tier,
+}
+
+/// How a session ended (`record_outcome`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionOutcome {
+    Success,
+    Failure,
+    Partial,
+}
+
+impl SessionOutcome {
+    /// The wire name (`success`, `failure`, `partial`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SessionOutcome::Success => "success",
+            SessionOutcome::Failure => "failure",
+            SessionOutcome::Partial => "partial",
+        }
+    }
+}
+
+impl std::fmt::Display for SessionOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Everything the server knows about one session.
@@ -291,7 +489,7 @@ pub struct Session {
     #[serde(default, deserialize_with = "lenient")]
     pub requirements: Requirements,
     pub evidence: Vec<Evidence>,
-    pub tools_used: BTreeSet<String>,
+    pub tools_used: BTreeSet<Tool>,
     /// Files a result named (read or not).
     pub files_seen: BTreeSet<String>,
     /// Files whose content a result returned in this session: the only
@@ -312,7 +510,7 @@ pub struct Session {
     /// Writes checked and allowed.
     pub writes_allowed: Vec<String>,
     pub refusals: Vec<String>,
-    pub outcome: Option<String>,
+    pub outcome: Option<SessionOutcome>,
     pub created_at: u64,
     pub updated_at: u64,
 }
@@ -328,7 +526,49 @@ where
     Ok(T::deserialize(v).unwrap_or_default())
 }
 
+/// What a successful session agrees on: the symbols it identified (and
+/// hypotheses confirmed as FACT), first occurrence kept, and the files it
+/// analysed or was allowed to write, sorted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Agreement {
+    pub symbols: Vec<String>,
+    pub files: Vec<String>,
+    /// The term its learned pairs are keyed by: the target feature's quote,
+    /// or the whole request when the frame has none.
+    pub term: String,
+}
+
 impl Session {
+    /// The agreement `record_outcome` stores on success.
+    pub fn agreement(&self) -> Agreement {
+        let u = self.understanding.clone().unwrap_or_default();
+        let mut symbols = u.symbols_identified.clone();
+        symbols.extend(
+            self.hypotheses
+                .iter()
+                .filter(|h| h.state == HypothesisState::Fact)
+                .map(|h| h.symbol.clone()),
+        );
+        // FACT hypotheses are already in the understanding after
+        // verification: keep the first occurrence of each symbol.
+        let mut seen = BTreeSet::new();
+        symbols.retain(|sym| seen.insert(sym.clone()));
+        let files: BTreeSet<String> = u
+            .files_analyzed
+            .iter()
+            .chain(&self.writes_allowed)
+            .cloned()
+            .collect();
+        Agreement {
+            symbols,
+            files: files.into_iter().collect(),
+            term: self
+                .frame
+                .get(&SlotName::TargetFeature)
+                .map_or_else(|| self.query.clone(), |t| t.quote.clone()),
+        }
+    }
+
     /// Parses a stored session; its requirements are recomputed from intent
     /// and risk (the rules may have changed since it was written).
     ///
@@ -392,3 +632,6 @@ impl Session {
         self.requirements = super::requirements::requirements(self.intent, self.risk);
     }
 }
+
+#[cfg(test)]
+mod tests;

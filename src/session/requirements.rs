@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{
-    Assessment, Intent, Requirement, Requirements, Risk, SemanticReason, Understanding,
+    Assessment, Intent, Requirement, Requirements, Risk, SemanticReason, Tool, Understanding,
 };
 
 /// Requirements by intent and risk (docs/sessions.md § Requirements).
@@ -64,7 +64,11 @@ pub fn reason_fits(missing: Requirement, reason: SemanticReason) -> bool {
 }
 
 /// Tools that must have been tried before SEMANTIC may be entered.
-pub const BEFORE_SEMANTIC: [&str; 3] = ["find_definitions", "find_references", "search_text"];
+pub const BEFORE_SEMANTIC: [Tool; 3] = [
+    Tool::FindDefinitions,
+    Tool::FindReferences,
+    Tool::SearchText,
+];
 
 /// Facts about the repository and the session that claims are checked
 /// against.
@@ -110,6 +114,64 @@ pub fn uses_found(checks: &BTreeMap<String, usize>, symbol: &str) -> Option<usiz
 /// quality: a definition read, the files read, references checked, a pattern
 /// read, coverage seen. Confidence is the share of requirements met.
 pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Assessment {
+    let c = claims(u, facts);
+    let checked = |s: &str| uses_found(facts.reference_checks, s);
+    let mut missing = BTreeMap::new();
+    for &r in &req.needs {
+        let gap: Option<String> = match r {
+            Requirement::Symbols => symbols_gap(&c.symbols, u, facts),
+            Requirement::Files if c.files.is_empty() => {
+                Some("list the files the change edits in files_to_edit (and what you read in files_analyzed)".into())
+            }
+            Requirement::Files if !c.unread.is_empty() => Some(format!(
+                "read {} first (read_file returns the content; a name in a search result is not a read)",
+                c.unread.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+            )),
+            Requirement::Files => None,
+            Requirement::EntryPoints => entry_points_gap(req, &c.symbols, u, &checked),
+            Requirement::Patterns => {
+                let shown = u.existing_patterns.iter().any(|p| {
+                    p.files.iter().any(|f| facts.files_read.contains(f))
+                });
+                (!shown).then(|| {
+                    "read an existing implementation of the same kind and name it in existing_patterns (e.g. {\"name\": \"observer\", \"files\": [\"app/Observers/UserObserver.php\"]})".into()
+                })
+            }
+            Requirement::Coverage => {
+                let usages = c.symbols.iter().any(|(s, _)| checked(s).is_some_and(|n| n > 0));
+                let tests = facts.files_read.iter().any(|f| (facts.is_test)(f));
+                (!usages && !tests).then(|| {
+                    "find the tests or usages that cover it: find_references on a changed symbol that returns uses, or read a test file".into()
+                })
+            }
+        };
+        if let Some(g) = gap {
+            missing.insert(r, g);
+        }
+    }
+    let needed = req.needs.len();
+    Assessment {
+        rejected_claims: c.rejected,
+        confidence: if needed == 0 {
+            1.0
+        } else {
+            (needed - missing.len()) as f32 / needed as f32
+        },
+        missing,
+    }
+}
+
+/// The claims of an understanding, checked: symbols with their definition
+/// files, the files it names, which of those exist but were not read, and
+/// the claims rejected (with why).
+struct Claims<'u> {
+    rejected: Vec<String>,
+    symbols: Vec<(&'u str, Vec<String>)>,
+    files: BTreeSet<&'u str>,
+    unread: Vec<&'u str>,
+}
+
+fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
     let mut rejected = Vec::new();
     let mut symbols: Vec<(&str, Vec<String>)> = Vec::new();
     for s in &u.symbols_identified {
@@ -148,93 +210,89 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
             unread.push(f.as_str());
         }
     }
-    let checked = |s: &str| uses_found(facts.reference_checks, s);
-    let mut missing = BTreeMap::new();
-    for &r in &req.needs {
-        let gap: Option<String> = match r {
-            Requirement::Symbols => {
-                let is_read = |defs: &Vec<String>| defs.iter().any(|d| facts.files_read.contains(d));
-                let read = symbols.iter().any(|(_, defs)| is_read(defs));
-                // Every entry point's definition must have been read too.
-                let unread_entry: Vec<(&str, &Vec<String>)> = symbols
-                    .iter()
-                    .filter(|(s, defs)| u.entry_points.iter().any(|e| e == s) && !is_read(defs))
-                    .map(|(s, d)| (*s, d))
-                    .collect();
-                match (symbols.is_empty(), read) {
-                    (_, true) if !unread_entry.is_empty() => Some(format!(
-                        "read the definition of entry point(s) {}",
-                        unread_entry
-                            .iter()
-                            .map(|(s, d)| format!("`{s}` ({})", d.first().map_or("", String::as_str)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                    (_, true) => None,
-                    (true, _) => Some("name the symbols of the change in symbols_identified (find_definitions)".into()),
-                    (false, false) => Some(format!(
-                        "read the definition of one of {:?}: read_file or get_function_at_line on {}",
-                        symbols.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
-                        symbols.iter().flat_map(|(_, d)| d.iter().take(1)).take(3).map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
-                    )),
-                }
-            }
-            Requirement::Files if files.is_empty() => {
-                Some("list the files the change edits in files_to_edit (and what you read in files_analyzed)".into())
-            }
-            Requirement::Files if !unread.is_empty() => Some(format!(
-                "read {} first (read_file returns the content; a name in a search result is not a read)",
-                unread.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
-            )),
-            Requirement::Files => None,
-            Requirement::EntryPoints => {
-                let targets: Vec<&str> = if req.all_entry_points || !u.entry_points.is_empty() {
-                    u.entry_points.iter().map(String::as_str).collect()
-                } else {
-                    symbols.iter().map(|(s, _)| *s).collect()
-                };
-                let done: Vec<&str> = targets.iter().copied().filter(|s| checked(s).is_some()).collect();
-                if targets.is_empty() {
-                    Some(if req.all_entry_points {
-                        "name the entry points (where the behaviour starts) and run find_references on each".into()
-                    } else {
-                        "name the symbols the change alters and run find_references on one".into()
-                    })
-                } else if (req.all_entry_points && done.len() < targets.len()) || done.is_empty() {
-                    let todo: Vec<&str> = targets.iter().copied().filter(|s| checked(s).is_none()).collect();
-                    Some(format!("run find_references on {todo:?}"))
-                } else {
-                    None
-                }
-            }
-            Requirement::Patterns => {
-                let shown = u.existing_patterns.iter().any(|p| {
-                    p.files.iter().any(|f| facts.files_read.contains(f))
-                });
-                (!shown).then(|| {
-                    "read an existing implementation of the same kind and name it in existing_patterns (e.g. {\"name\": \"observer\", \"files\": [\"app/Observers/UserObserver.php\"]})".into()
-                })
-            }
-            Requirement::Coverage => {
-                let usages = symbols.iter().any(|(s, _)| checked(s).is_some_and(|n| n > 0));
-                let tests = facts.files_read.iter().any(|f| (facts.is_test)(f));
-                (!usages && !tests).then(|| {
-                    "find the tests or usages that cover it: find_references on a changed symbol that returns uses, or read a test file".into()
-                })
-            }
-        };
-        if let Some(g) = gap {
-            missing.insert(r, g);
-        }
+    Claims {
+        rejected,
+        symbols,
+        files,
+        unread,
     }
-    let needed = req.needs.len();
-    Assessment {
-        rejected_claims: rejected,
-        confidence: if needed == 0 {
-            1.0
+}
+
+/// What the symbols requirement still needs: a definition read, and every
+/// entry point's definition read.
+fn symbols_gap(
+    symbols: &[(&str, Vec<String>)],
+    u: &Understanding,
+    facts: &Facts<'_>,
+) -> Option<String> {
+    let is_read = |defs: &Vec<String>| defs.iter().any(|d| facts.files_read.contains(d));
+    let read = symbols.iter().any(|(_, defs)| is_read(defs));
+    // Every entry point's definition must have been read too.
+    let unread_entry: Vec<(&str, &Vec<String>)> = symbols
+        .iter()
+        .filter(|(s, defs)| u.entry_points.iter().any(|e| e == s) && !is_read(defs))
+        .map(|(s, d)| (*s, d))
+        .collect();
+    match (symbols.is_empty(), read) {
+        (_, true) if !unread_entry.is_empty() => Some(format!(
+            "read the definition of entry point(s) {}",
+            unread_entry
+                .iter()
+                .map(|(s, d)| format!("`{s}` ({})", d.first().map_or("", String::as_str)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        (_, true) => None,
+        (true, _) => {
+            Some("name the symbols of the change in symbols_identified (find_definitions)".into())
+        }
+        (false, false) => Some(format!(
+            "read the definition of one of {:?}: read_file or get_function_at_line on {}",
+            symbols.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+            symbols
+                .iter()
+                .flat_map(|(_, d)| d.iter().take(1))
+                .take(3)
+                .map(|d| format!("`{d}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// What the entry-points requirement still needs: `find_references` on the
+/// entry points (every one at HIGH risk), or on a changed symbol.
+fn entry_points_gap(
+    req: &Requirements,
+    symbols: &[(&str, Vec<String>)],
+    u: &Understanding,
+    checked: &dyn Fn(&str) -> Option<usize>,
+) -> Option<String> {
+    let targets: Vec<&str> = if req.all_entry_points || !u.entry_points.is_empty() {
+        u.entry_points.iter().map(String::as_str).collect()
+    } else {
+        symbols.iter().map(|(s, _)| *s).collect()
+    };
+    let done: Vec<&str> = targets
+        .iter()
+        .copied()
+        .filter(|s| checked(s).is_some())
+        .collect();
+    if targets.is_empty() {
+        Some(if req.all_entry_points {
+            "name the entry points (where the behaviour starts) and run find_references on each"
+                .into()
         } else {
-            (needed - missing.len()) as f32 / needed as f32
-        },
-        missing,
+            "name the symbols the change alters and run find_references on one".into()
+        })
+    } else if (req.all_entry_points && done.len() < targets.len()) || done.is_empty() {
+        let todo: Vec<&str> = targets
+            .iter()
+            .copied()
+            .filter(|s| checked(s).is_none())
+            .collect();
+        Some(format!("run find_references on {todo:?}"))
+    } else {
+        None
     }
 }

@@ -1,4 +1,4 @@
-//! The team's shared vector store (`vector_store`, issue 15): a LanceDB
+//! The team's shared vector store (`vector_store`): a LanceDB
 //! database at any URI LanceDB opens (`s3://bucket/prefix`, `gs://…`,
 //! `az://…`, a local directory) holding one table per vector width,
 //! `vectors_<dim>`, of rows (model, content_hash, vector). A sync asks it
@@ -142,19 +142,9 @@ impl SharedVectors {
         })
     }
 
-    /// The URI it was opened with.
-    pub fn uri(&self) -> &str {
-        &self.uri
-    }
-
     /// Hashes held for this model.
     pub fn len(&self) -> usize {
         self.known.len()
-    }
-
-    /// True when the store holds nothing for this model.
-    pub fn is_empty(&self) -> bool {
-        self.known.is_empty()
     }
 
     /// True when the store holds a vector of this model for `hash`.

@@ -1,5 +1,5 @@
 """End-to-end: a remote OpenAI-compatible embeddings endpoint
-(`embedding_endpoint`, issue 15). An embeddings server on 127.0.0.1
+(`embedding_endpoint`). An embeddings server on 127.0.0.1
 (embed_server.py) runs the same test model with ONNX Runtime's Python
 package; the real binary must get the vectors the local model gives,
 retry 429/500/timeouts with backoff and then report, and refuse a wrong

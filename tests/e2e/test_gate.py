@@ -1,5 +1,5 @@
 """End-to-end: the gate's back doors stay shut and its replies fit a context
-window (issue 13), through the real binary and MCP client on the Laravel
+window, through the real binary and MCP client on the Laravel
 fixture: read-only intents never write, a name in a result is not a read,
 add_explored_files reads with a reason, lock/vendored/generated files are
 not writable unless named, an entry point must be read, new files go where
@@ -169,7 +169,7 @@ async def test_replies_and_tool_list_fit_a_context_window(tmp_path):
         assert all(t.output_schema is None for t in tools)
 
         await c.wait_model()
-        # A value unrelated to its quote is rejected (issue 13's example);
+        # A value unrelated to its quote is rejected (an agent run's example);
         # a plain translation passes.
         query = "Send an alert when a product runs low on stock, please fix"
         s = await c.call("start_session", intent="IMPLEMENT", query=query, slots={

@@ -49,7 +49,7 @@ async def test_initialize_and_tools_list(tmp_path):
         for name, t in tools.items():
             assert t.description, name
             # No output schemas: no client uses them and they tripled tools/list
-            # (issue 13); results still carry structuredContent.
+            # (tools/list stays small); results still carry structuredContent.
             assert t.output_schema is None, name
             props = t.input_schema.get("properties", {})
             for pname, schema in props.items():

@@ -35,8 +35,9 @@ async def test_tools_list_matches_the_snapshot(tmp_path):
         for t in sorted(tools, key=lambda t: t.name)
     }
     text = json.dumps(got, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-    if os.environ.get("UPDATE_SNAPSHOTS") or not SNAPSHOT.exists():
+    if os.environ.get("UPDATE_SNAPSHOTS"):
         SNAPSHOT.write_text(text)
+    assert SNAPSHOT.exists(), f"{SNAPSHOT} is missing: UPDATE_SNAPSHOTS=1 writes it; review and commit it"
     assert json.loads(SNAPSHOT.read_text()) == got, "tools/list changed: UPDATE_SNAPSHOTS=1 and review the diff"
 
 
@@ -246,6 +247,19 @@ def test_fuzz_corpus_every_request_answered(tmp_path):
     corpus.append(("fifo", b'{"jsonrpc":"2.0","id":"fifo","method":"tools/call","params":{"name":"get_function_at_line",'
                            b'"arguments":{"file":"app/pipe.php","line":1}}}'))
     corpus.append(("ping", b'{"jsonrpc":"2.0","id":"ping","method":"ping"}'))
+    # What fuzzing found: a path of 3,000 segments, arguments
+    # that are a list, an id past i64, the server's own state directory.
+    deep = "a/" * 3000 + "x.php"
+    corpus.append(("deep", json.dumps({"jsonrpc": "2.0", "id": "deep", "method": "tools/call", "params": {
+        "name": "check_write_target", "arguments": {"session_id": "nosuch", "file_path": deep,
+                                                    "allow_new_files": True}}}).encode()))
+    corpus.append(("list-args", b'{"jsonrpc":"2.0","id":"list-args","method":"tools/call",'
+                                b'"params":{"name":"query","arguments":["x"]}}'))
+    corpus.append((2**64, b'{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}'))
+    corpus.append(("state", b'{"jsonrpc":"2.0","id":"state","method":"tools/call",'
+                            b'"params":{"name":"search_text","arguments":{"pattern":"session","path":".code-intel"}}}'))
+    (repo / ".code-intel" / "sessions").mkdir(parents=True, exist_ok=True)
+    (repo / ".code-intel" / "sessions" / "abc.json").write_text('{"session": 1}')
     init = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
     p = subprocess.Popen([BIN, "serve", "--repo", str(repo)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -282,4 +296,10 @@ def test_fuzz_corpus_every_request_answered(tmp_path):
     assert alive and answers["ping"][0]["result"] == {}
     fifo = answers["fifo"][0]
     assert fifo.get("result", {}).get("isError") is True, fifo
+    deep = answers["deep"][0]["result"]
+    assert deep["isError"] is True and "too long" in deep["content"][0]["text"], deep
+    assert answers["list-args"][0]["error"]["code"] == -32602, answers["list-args"]
+    assert answers[2**64][0]["error"]["code"] == -32600, answers[2**64]
+    state = answers["state"][0]["result"]
+    assert state["isError"] is True and "withheld" in state["content"][0]["text"], state
     assert len(ids) > 300, len(ids)

@@ -1,5 +1,5 @@
-"""End-to-end: the shared vector store on object storage (`vector_store`,
-issue 15). An S3-compatible server (moto's server mode, from PyPI) runs on
+"""End-to-end: the shared vector store on object storage (the
+`vector_store` setting). An S3-compatible server (moto's server mode, from PyPI) runs on
 127.0.0.1 as a process of its own, so a test can kill it mid-sync; the real
 binary indexes copies of a repository from separate `.code-intel/`
 directories, as a second machine would."""

@@ -1,0 +1,152 @@
+"""Change-set benchmark: does an agent see every file a change needs?
+
+For each commit after a snapshot (a temporal split: the index, the code
+graph and the co-change history are built from the snapshot, so no commit
+ever sees itself or anything later), the relevant files are the non-test
+source files it changed that exist at the snapshot (bench/sets.py's rules).
+Measured, with the real binary over MCP:
+
+- all found: every relevant file is among the files `query`'s default reply
+  shows (its `files` and its `also_check` list) plus the files of one
+  `related_files` call on the reply's top file (default limit), for commits
+  that touch two or more relevant files;
+- the same with `query`'s reply alone;
+- recall@10 and MRR of `query` (every commit);
+- the BM25 baseline (bench/retrieval.py's, over `rg` counts) on the same
+  commits: recall@10, MRR, and "all found" within as many files as the
+  product showed for that commit.
+
+    bench/run.sh changeset REPO --at 2026-03-01 [--until 2026-06-01] [--max 150]
+        [--json rows.json]
+
+REPO is checked out at the snapshot by the script (a detached HEAD); run it
+on a clone you do not work in.
+"""
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+import sets
+from bench import BIN, env
+from retrieval import BM25, call, metrics
+
+
+def later_commits(repo, snap, until, limit):
+    """Queries from commits after `snap` up to `until` (oldest first), with
+    their relevant files as they exist at the snapshot."""
+    present = set(sets.git(repo, "ls-tree", "-r", "--name-only", snap).splitlines())
+    end = sets.git(repo, "rev-list", "-1", f"--before={until}T00:00:00Z", "HEAD").strip() if until else "HEAD"
+    log = sets.git(repo, "log", "--no-merges", "--reverse", "--format=%x00%H%x01%cI%x01%s", "--name-only", f"{snap}..{end}")
+    out, seen = [], set()
+    for block in log.split("\x00")[1:]:
+        lines = [l for l in block.splitlines() if l.strip()]
+        if not lines:
+            continue
+        sha, date, subject = lines[0].split("\x01", 2)
+        q = sets.clean_subject(subject)
+        if sets.MAINTENANCE.search(q) or len(q.split()) < 3 or q.lower() in seen:
+            continue
+        rel = sorted(f for f in lines[1:] if f in present and sets.is_source(f))
+        if not rel or len(rel) > sets.MAX_RELEVANT:
+            continue
+        seen.add(q.lower())
+        out.append(sets.Query(sha, q, rel, date, identifiers=sets.has_identifier(q)))
+    return out[:limit]
+
+
+async def run(repo, queries, bm25):
+    params = StdioServerParameters(command=BIN, args=["serve", "--repo", str(repo)], env=env())
+    rows = []
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            t = time.time()
+            rep = (await call(s, "sync_index", {}))["report"]
+            print(
+                f"index: {rep['files_indexed']} files, {rep['chunks_total']} chunks, "
+                f"history {rep.get('history_commits', 0)} commits ({rep.get('history_seconds', 0):.1f} s), "
+                f"sync {time.time() - t:.0f} s",
+                file=sys.stderr,
+            )
+            await call(s, "query", {"query": "warm up"})
+            for q in queries:
+                reply = await call(s, "query", {"query": q.query})
+                shown = [f["file"] for f in reply["files"]] + [f["file"] for f in reply.get("also_check", [])]
+                related = []
+                t0 = time.perf_counter()
+                if reply["files"]:
+                    rel = await call(s, "related_files", {"files": [reply["files"][0]["file"]]})
+                    related = [f["file"] for f in rel["files"]]
+                related_ms = (time.perf_counter() - t0) * 1000
+                full = await call(s, "query", {"query": q.query, "limit": 10, "max_tokens": 20000, "chunks_per_file": 1})
+                ranked = [f["file"] for f in full["files"]]
+                seen = list(dict.fromkeys(shown + related))
+                b = bm25.rank(q.query)
+                rows.append({
+                    "commit": q.commit,
+                    "query": q.query,
+                    "relevant": q.relevant,
+                    "multi": len(q.relevant) > 1,
+                    "reply_files": [f["file"] for f in reply["files"]],
+                    "also_check": [f["file"] for f in reply.get("also_check", [])],
+                    "related": related,
+                    "all_found": set(q.relevant) <= set(seen),
+                    "all_in_reply": set(q.relevant) <= set(shown),
+                    "shown": len(seen),
+                    "query_metrics": metrics(ranked, q.relevant),
+                    "bm25": metrics(b, q.relevant),
+                    "bm25_all_found": set(q.relevant) <= set(b[: len(seen)]),
+                    "related_ms": related_ms,
+                })
+    return rows
+
+
+def report(name, rows):
+    multi = [r for r in rows if r["multi"]]
+    mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")
+    print(f"\n{name}: {len(rows)} commits, {len(multi)} touching several files")
+    print(f"{'':<36}{'query':>10}{'bm25':>10}")
+    print(f"{'all found (reply + related_files)':<36}{mean([r['all_found'] for r in multi]):>10.3f}"
+          f"{mean([r['bm25_all_found'] for r in multi]):>10.3f}")
+    print(f"{'all found (reply alone)':<36}{mean([r['all_in_reply'] for r in multi]):>10.3f}")
+    print(f"{'files shown (mean)':<36}{mean([r['shown'] for r in multi]):>10.1f}")
+    for k in ("recall@10", "mrr"):
+        print(f"{k:<36}{mean([r['query_metrics'][k] for r in rows]):>10.3f}{mean([r['bm25'][k] for r in rows]):>10.3f}")
+    ms = sorted(r["related_ms"] for r in rows)
+    if ms:
+        print(f"{'related_files p50 (client, ms)':<36}{ms[len(ms) // 2]:>10.0f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("repo", type=Path)
+    ap.add_argument("--at", required=True, help="snapshot: the last commit before this date (YYYY-MM-DD)")
+    ap.add_argument("--until", help="queries: commits before this date (default: all after the snapshot)")
+    ap.add_argument("--max", type=int, default=150, help="commits at most (oldest first)")
+    ap.add_argument("--json", type=Path, help="write per-commit rows here")
+    a = ap.parse_args()
+    repo = a.repo.resolve()
+    sets.git(repo, "checkout", "-q", "--detach", sets.git(repo, "rev-list", "-1", "HEAD").strip())
+    tip = sets.git(repo, "rev-parse", "HEAD").strip()
+    snap = sets.git(repo, "rev-list", "-1", f"--before={a.at}T00:00:00Z", tip).strip()
+    queries = later_commits(repo, snap, a.until, a.max)
+    sets.git(repo, "checkout", "-q", snap)
+    if not queries:
+        sys.exit(f"{repo}: no commit after {a.at} with a source file that exists at the snapshot")
+    bm25 = BM25(repo)
+    rows = asyncio.run(run(repo, queries, bm25))
+    sets.git(repo, "checkout", "-q", tip)
+    report(f"{repo.name}, snapshot {snap[:10]} ({a.at})", rows)
+    if a.json:
+        a.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

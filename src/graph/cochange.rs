@@ -1,0 +1,380 @@
+//! Co-change history (evolutionary coupling: Zimmermann, Weißgerber, Diehl
+//! and Zeller, "Mining Version Histories to Guide Software Changes", ICSE
+//! 2004): files that changed together in the repository's own commits, with
+//! support (how many commits changed both) and confidence (P(b changes | a
+//! changes)). Commits count with a weight that halves every
+//! [`HALF_LIFE_DAYS`], so recent habits count more; commits that touch more
+//! than [`MAX_FILES_PER_COMMIT`] files (bulk renames, formatting, vendoring)
+//! are left out, as the paper does for large transactions. Mined with
+//! libgit2 from the newest commit back, incrementally from the last commit
+//! mined; off (no history) when the repository has no `.git`. Sessions add
+//! their outcomes (the files a successful change wrote) as transactions of
+//! their own.
+//!
+//! Stored in `.code-intel/cochange.json`, written atomically.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// Commits touching more files than this are not coupling evidence.
+pub const MAX_FILES_PER_COMMIT: usize = 30;
+/// Newest non-merge commits read on a first mining (later ones only read
+/// what is new).
+pub const MAX_COMMITS: usize = 10_000;
+/// A commit's weight halves every this many days before the newest one.
+pub const HALF_LIFE_DAYS: f64 = 365.0;
+/// A partner needs this many commits shared with the file.
+pub const MIN_SUPPORT: u32 = 2;
+/// Version of the file layout.
+const VERSION: u32 = 1;
+/// Reference time of the weights (2000-01-01): weights are
+/// 2^((t − t0) / half-life), so confidence, a ratio, does not depend on
+/// it and new commits add to old sums without rescaling them.
+const T0: i64 = 946_684_800;
+
+/// The statistics, as stored.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CoChange {
+    version: u32,
+    /// The newest commit mined (hex).
+    pub head: Option<String>,
+    /// Commits counted.
+    pub commits: usize,
+    files: Vec<String>,
+    /// Per file: the decayed weight of the commits that changed it.
+    weight: Vec<f64>,
+    /// (file a, file b, decayed weight of commits that changed both,
+    /// commits that changed both); a < b.
+    pairs: Vec<(u32, u32, f64, u32)>,
+    #[serde(skip)]
+    index: HashMap<String, u32>,
+    #[serde(skip)]
+    adjacency: HashMap<u32, Vec<(u32, f64, u32)>>,
+}
+
+/// Errors of mining and storing history.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("git history of {path}: {message}")]
+    Git { path: String, message: String },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl CoChange {
+    /// The stored statistics of `state_dir` (`.code-intel`), or empty ones.
+    pub fn load(state_dir: &Path) -> CoChange {
+        let mut c: CoChange = std::fs::read(state_dir.join("cochange.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .filter(|c: &CoChange| c.version == VERSION)
+            .unwrap_or_default();
+        c.version = VERSION;
+        c.reindex();
+        c
+    }
+
+    /// Writes the statistics to `state_dir/cochange.json` (atomically).
+    ///
+    /// # Errors
+    /// [`HistoryError::Write`].
+    pub fn save(&self, state_dir: &Path) -> Result<(), HistoryError> {
+        let path = state_dir.join("cochange.json");
+        let err = |source| HistoryError::Write {
+            path: path.display().to_string(),
+            source,
+        };
+        std::fs::create_dir_all(state_dir).map_err(err)?;
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        let bytes = serde_json::to_vec(self).map_err(|e| err(std::io::Error::other(e)))?;
+        std::fs::write(&tmp, bytes).map_err(err)?;
+        std::fs::rename(&tmp, &path).map_err(err)
+    }
+
+    /// Loads, changes and saves the statistics of `state_dir` under a lock
+    /// (`cochange.lock`), so a sync's mining and a session's outcome never
+    /// lose each other's transactions; `f` says whether to save.
+    ///
+    /// # Errors
+    /// What `f` returns; the lock or the write failing.
+    pub fn update<T>(
+        state_dir: &Path,
+        f: impl FnOnce(&mut CoChange) -> Result<(T, bool), HistoryError>,
+    ) -> Result<T, HistoryError> {
+        let lock_path = state_dir.join("cochange.lock");
+        let err = |source| HistoryError::Write {
+            path: lock_path.display().to_string(),
+            source,
+        };
+        std::fs::create_dir_all(state_dir).map_err(err)?;
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(err)?;
+        lock.lock().map_err(err)?;
+        let mut c = CoChange::load(state_dir);
+        let (out, changed) = f(&mut c)?;
+        if changed {
+            c.save(state_dir)?;
+        }
+        Ok(out)
+    }
+
+    fn reindex(&mut self) {
+        self.index = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.clone(), i as u32))
+            .collect();
+        self.adjacency.clear();
+        for &(a, b, w, n) in &self.pairs {
+            self.adjacency.entry(a).or_default().push((b, w, n));
+            self.adjacency.entry(b).or_default().push((a, w, n));
+        }
+    }
+
+    fn id(&mut self, file: &str) -> u32 {
+        if let Some(&i) = self.index.get(file) {
+            return i;
+        }
+        let i = self.files.len() as u32;
+        self.files.push(file.to_string());
+        self.weight.push(0.0);
+        self.index.insert(file.to_string(), i);
+        i
+    }
+
+    /// Counts one transaction (the files of a commit or of a session's
+    /// outcome) at Unix time `at`; large ones are left out.
+    pub fn add(&mut self, files: &[String], at: i64) {
+        if files.len() == 1 {
+            let i = self.id(&files[0]);
+            self.weight[i as usize] += decay(at);
+            self.commits += 1;
+            return;
+        }
+        if files.is_empty() || files.len() > MAX_FILES_PER_COMMIT {
+            return;
+        }
+        let w = decay(at);
+        let mut ids: Vec<u32> = files.iter().map(|f| self.id(f)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for &i in &ids {
+            self.weight[i as usize] += w;
+        }
+        let mut pairs: HashMap<(u32, u32), usize> = self
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(k, p)| ((p.0, p.1), k))
+            .collect();
+        for (x, &a) in ids.iter().enumerate() {
+            for &b in &ids[x + 1..] {
+                match pairs.get(&(a, b)) {
+                    Some(&k) => {
+                        self.pairs[k].2 += w;
+                        self.pairs[k].3 += 1;
+                    }
+                    None => {
+                        pairs.insert((a, b), self.pairs.len());
+                        self.pairs.push((a, b, w, 1));
+                    }
+                }
+            }
+        }
+        self.commits += 1;
+    }
+
+    /// Files that changed with `file`, best first: (file, confidence 0-1,
+    /// commits that changed both), at least [`MIN_SUPPORT`] commits.
+    pub fn partners(&self, file: &str, limit: usize) -> Vec<(String, f32, f32)> {
+        let Some(&i) = self.index.get(file) else {
+            return Vec::new();
+        };
+        let base = self.weight[i as usize].max(f64::MIN_POSITIVE);
+        let mut out: Vec<(String, f32, f32)> = self
+            .adjacency
+            .get(&i)
+            .into_iter()
+            .flatten()
+            .filter(|(_, _, n)| *n >= MIN_SUPPORT)
+            .map(|&(j, w, n)| {
+                (
+                    self.files[j as usize].clone(),
+                    (w / base).min(1.0) as f32,
+                    n as f32,
+                )
+            })
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out.truncate(limit);
+        out
+    }
+}
+
+/// Weight of a transaction at Unix time `at`.
+fn decay(at: i64) -> f64 {
+    2f64.powf((at - T0) as f64 / (HALF_LIFE_DAYS * 86_400.0))
+}
+
+/// Mines the commits of the repository at `root` not yet in `c` (the
+/// newest [`MAX_COMMITS`] on a first run), oldest last; returns how many
+/// were read. A repository without `.git` has no history: `Ok(0)`.
+///
+/// # Errors
+/// The repository's history cannot be read.
+pub fn mine(root: &Path, c: &mut CoChange) -> Result<usize, HistoryError> {
+    let err = |e: git2::Error| HistoryError::Git {
+        path: root.display().to_string(),
+        message: e.message().to_string(),
+    };
+    let repo = match git2::Repository::discover(root) {
+        Ok(r) => r,
+        Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(0),
+        Err(e) => return Err(err(e)),
+    };
+    let Ok(head) = repo.head().and_then(|h| h.peel_to_commit()) else {
+        return Ok(0); // no commit yet
+    };
+    let head_id = head.id().to_string();
+    if c.head.as_deref() == Some(head_id.as_str()) {
+        return Ok(0);
+    }
+    let mut walk = repo.revwalk().map_err(err)?;
+    walk.set_sorting(git2::Sort::TIME).map_err(err)?;
+    walk.push(head.id()).map_err(err)?;
+    if let Some(prev) = c.head.as_deref().and_then(|h| git2::Oid::from_str(h).ok())
+        && repo.find_commit(prev).is_ok()
+    {
+        walk.hide(prev).map_err(err)?;
+    }
+    // The repository's own directory inside the git work tree (a repo
+    // indexed from a subdirectory of a larger checkout).
+    let prefix = repo
+        .workdir()
+        .and_then(|w| {
+            root.canonicalize()
+                .ok()?
+                .strip_prefix(w.canonicalize().ok()?)
+                .ok()
+                .map(Path::to_path_buf)
+        })
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("{p}/"));
+    let mut opts = git2::DiffOptions::new();
+    opts.skip_binary_check(true).ignore_submodules(true);
+    let mut read = 0;
+    for oid in walk {
+        if read >= MAX_COMMITS {
+            break;
+        }
+        let commit = repo.find_commit(oid.map_err(err)?).map_err(err)?;
+        if commit.parent_count() > 1 {
+            continue;
+        }
+        read += 1;
+        let tree = commit.tree().map_err(err)?;
+        let parent = commit.parent(0).ok().and_then(|p| p.tree().ok());
+        let diff = repo
+            .diff_tree_to_tree(parent.as_ref(), Some(&tree), Some(&mut opts))
+            .map_err(err)?;
+        if diff.deltas().len() > MAX_FILES_PER_COMMIT {
+            continue;
+        }
+        let files: Vec<String> = diff
+            .deltas()
+            .filter_map(|d| {
+                d.new_file()
+                    .path()
+                    .or_else(|| d.old_file().path())
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+            })
+            .filter_map(|p| match &prefix {
+                Some(pre) => p.strip_prefix(pre.as_str()).map(str::to_string),
+                None => Some(p),
+            })
+            .collect();
+        c.add(&files, commit.time().seconds());
+    }
+    c.head = Some(head_id);
+    c.reindex();
+    Ok(read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| (*x).to_string()).collect()
+    }
+
+    #[test]
+    fn confidence_support_and_large_transactions() {
+        let mut c = CoChange::default();
+        let day = 86_400;
+        let t = T0 + 20 * 365 * day;
+        c.add(&s(&["model.php", "migration.php"]), t);
+        c.add(&s(&["model.php", "migration.php", "view.blade.php"]), t);
+        c.add(&s(&["model.php", "view.blade.php"]), t - 3650 * day);
+        c.add(&s(&["model.php"]), t);
+        let bulk: Vec<String> = (0..=MAX_FILES_PER_COMMIT)
+            .map(|i| format!("f{i}"))
+            .collect();
+        c.add(&bulk, t);
+        c.reindex();
+        assert_eq!(c.commits, 4);
+        let p = c.partners("model.php", 10);
+        assert_eq!(p[0].0, "migration.php");
+        // 2 of the model's 4 commits (the old one counts 2^-10).
+        assert!(
+            (p[0].1 - 2.0 / (3.0 + 2f32.powi(-10))).abs() < 1e-3,
+            "{p:?}"
+        );
+        assert_eq!(p[0].2, 2.0);
+        // view: two commits, one of them ten years old.
+        assert_eq!(p[1].0, "view.blade.php");
+        assert!(p[1].1 < p[0].1 && p[1].1 > 0.3, "{p:?}");
+        assert!(c.partners("f0", 10).is_empty());
+        assert!(c.partners("nowhere", 10).is_empty());
+    }
+
+    #[test]
+    fn stored_statistics_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = CoChange::load(dir.path());
+        c.add(&s(&["a", "b"]), T0);
+        c.add(&s(&["a", "b"]), T0);
+        c.head = Some("abc".into());
+        c.save(dir.path()).unwrap();
+        // An outcome adds a transaction under the lock.
+        CoChange::update(dir.path(), |c| {
+            c.add(&s(&["a", "c"]), T0);
+            c.add(&s(&["a", "c"]), T0);
+            Ok(((), true))
+        })
+        .unwrap();
+        let back = CoChange::load(dir.path());
+        assert_eq!(back.partners("a", 5).len(), 2);
+        assert_eq!(back.head.as_deref(), Some("abc"));
+        assert_eq!(back.partners("a", 5)[0].0, "b");
+    }
+
+    #[test]
+    fn no_git_no_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = CoChange::default();
+        assert_eq!(mine(dir.path(), &mut c).unwrap(), 0);
+        assert!(c.head.is_none());
+    }
+}

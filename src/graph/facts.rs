@@ -1,0 +1,667 @@
+//! What one file says about other files, before resolution: the classes it
+//! defines (PHP FQCNs), the references it makes (classes, Laravel views,
+//! components, config and translation groups, route names, JS/TS and
+//! Python imports), the tables it is about and the route names it defines.
+//! Derived from the text the sync already read for chunking; comments are
+//! blanked first, and class references come from code outside strings.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// How a file refers to something. The resolved edge keeps the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// PHP `use` import, JS/TS `import`/`require`, Python `import`.
+    Import,
+    /// `extends`, `implements`, a trait `use` inside a class.
+    Extends,
+    /// Any other use of a class in code: `X::`, `new X`, type hints,
+    /// `X::class`, `'X@method'` route actions.
+    Class,
+    /// `view('a.b')`, `@include`, `@extends`, `@component`, `@each`,
+    /// `Inertia::render`.
+    View,
+    /// A Blade component tag `<x-a.b>`.
+    Component,
+    /// `@livewire('a')`, `<livewire:a>`.
+    Livewire,
+    /// `config('a.b')`: the config group `a`.
+    Config,
+    /// `__('a.b')`, `trans`, `@lang`: the translation group `a`.
+    Trans,
+    /// `route('a.b')`, `->route('a.b')`, `to_route`.
+    RouteName,
+}
+
+/// One reference: its kind, the target as written (a FQCN resolved against
+/// the file's namespace and imports for classes), and its 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Ref {
+    pub kind: RefKind,
+    pub target: String,
+    pub line: u32,
+}
+
+/// What one file says about others, as stored in `sync_state.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// FQCNs of the classes, interfaces, traits and enums the file defines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub defines: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<Ref>,
+    /// Tables the file is about: a migration's created or altered tables,
+    /// an Eloquent model's table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<String>,
+    /// Route names the file defines (`->name('a.b')`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub route_names: Vec<String>,
+}
+
+impl FileFacts {
+    /// True when the file says nothing about others.
+    pub fn is_empty(&self) -> bool {
+        self.defines.is_empty()
+            && self.refs.is_empty()
+            && self.tables.is_empty()
+            && self.route_names.is_empty()
+    }
+}
+
+/// Most references kept per file (a generated file can name thousands).
+const MAX_REFS: usize = 400;
+
+/// The facts of `text`, a file at repo-relative `rel`.
+pub fn extract(rel: &str, text: &str) -> FileFacts {
+    let lower = rel.to_ascii_lowercase();
+    let mut f = if lower.ends_with(".blade.php") {
+        blade(text)
+    } else if lower.ends_with(".php") {
+        php(text)
+    } else if [
+        ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte",
+    ]
+    .iter()
+    .any(|e| lower.ends_with(e))
+    {
+        scripts(text)
+    } else if lower.ends_with(".py") {
+        python(text)
+    } else {
+        FileFacts::default()
+    };
+    f.refs.sort();
+    f.refs
+        .dedup_by(|a, b| a.kind == b.kind && a.target == b.target);
+    f.refs.truncate(MAX_REFS);
+    f.defines.sort();
+    f.defines.dedup();
+    f.tables.sort();
+    f.tables.dedup();
+    f.route_names.sort();
+    f.route_names.dedup();
+    f
+}
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("a valid pattern"))
+}
+
+/// Byte offset → 1-based line.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        Lines(
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+        )
+    }
+    fn at(&self, offset: usize) -> u32 {
+        (self.0.partition_point(|&s| s <= offset)).max(1) as u32
+    }
+}
+
+/// PHP source with comments blanked (`keep_strings`) or comments and the
+/// contents of string literals blanked; lengths and newlines are kept, so
+/// offsets and lines stay those of the original.
+fn blank(text: &str, keep_strings: bool) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let blank_to = |out: &mut Vec<u8>, from: &[u8]| {
+        out.extend(from.iter().map(|&c| if c == b'\n' { b'\n' } else { b' ' }));
+    };
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |p| i + p);
+                blank_to(&mut out, &b[i..end]);
+                i = end;
+            }
+            b'#' if b.get(i + 1) != Some(&b'[') => {
+                let end = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |p| i + p);
+                blank_to(&mut out, &b[i..end]);
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = text[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
+                blank_to(&mut out, &b[i..end]);
+                i = end;
+            }
+            q @ (b'\'' | b'"') => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != q {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = (j + 1).min(b.len());
+                if keep_strings {
+                    out.extend_from_slice(&b[i..end]);
+                } else {
+                    out.push(q);
+                    blank_to(
+                        &mut out,
+                        &b[(i + 1).min(end)..end.saturating_sub(1).max(i + 1)],
+                    );
+                    if end > i + 1 {
+                        out.push(q);
+                    }
+                }
+                i = end;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out.truncate(b.len());
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Laravel's string conventions, in PHP and Blade alike.
+fn laravel_strings(code: &str, lines: &Lines, refs: &mut Vec<Ref>, route_names: &mut Vec<String>) {
+    static PATTERNS: OnceLock<Vec<(RefKind, Regex)>> = OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        let q = r#"\(\s*['"]([\w\-./:]+)['"]"#;
+        [
+            (RefKind::View, format!(r"(?:\bview|View::make|View::first|->view|->markdown|->text|@include|@includeIf|@includeFirst|@extends|@component|@each){q}")),
+            (RefKind::View, r#"Inertia::render\(\s*['"]([\w\-./]+)['"]"#.to_string()),
+            (RefKind::View, r#"@include(?:When|Unless)\([^,]+,\s*['"]([\w\-./:]+)['"]"#.to_string()),
+            (RefKind::Livewire, format!(r"@livewire{q}")),
+            (RefKind::Livewire, r"<livewire:([\w\-.]+)".to_string()),
+            (RefKind::Component, r"<x-([\w\-.:]+)".to_string()),
+            (RefKind::Config, r#"(?:\bconfig|Config::get|Config::string|Config::integer|Config::boolean|Config::array)\(\s*['"]([\w\-]+)[.'"]"#.to_string()),
+            (RefKind::Trans, r#"(?:\b__|\btrans|\btrans_choice|@lang|@choice|Lang::get|Lang::has)\(\s*['"]([\w\-]+)\.[\w\-.]+['"]"#.to_string()),
+            (RefKind::RouteName, format!(r"(?:\broute|->route|\bto_route|Route::has|URL::route|->routeIs|request\(\)->routeIs){q}")),
+        ]
+        .into_iter()
+        .map(|(k, p)| (k, Regex::new(&p).expect("a valid pattern")))
+        .collect()
+    });
+    for (kind, re) in patterns {
+        for c in re.captures_iter(code) {
+            let m = c.get(1).expect("group 1");
+            refs.push(Ref {
+                kind: *kind,
+                target: m.as_str().to_string(),
+                line: lines.at(m.start()),
+            });
+        }
+    }
+    static NAME: OnceLock<Regex> = OnceLock::new();
+    for c in re(&NAME, r#"->name\(\s*['"]([\w\-.]+)['"]"#).captures_iter(code) {
+        route_names.push(c[1].to_string());
+    }
+}
+
+/// `use A\B;`, `use A\B as C;`, `use A\{B, C as D};` → alias → FQCN.
+fn php_imports(code: &str) -> BTreeMap<String, String> {
+    static USE: OnceLock<Regex> = OnceLock::new();
+    let mut out = BTreeMap::new();
+    for c in re(
+        &USE,
+        r"(?m)^use\s+([\\\w]+\\)?(?:\{([^}]*)\}|([\w\\]+(?:\s+as\s+\w+)?))\s*;",
+    )
+    .captures_iter(code)
+    {
+        let prefix = c.get(1).map_or("", |m| m.as_str());
+        let items = c.get(2).or(c.get(3)).map_or("", |m| m.as_str());
+        for item in items.split(',') {
+            let item = item.trim();
+            if item.is_empty() || item.starts_with("function ") || item.starts_with("const ") {
+                continue;
+            }
+            let (path, alias) = match item.split_once(" as ") {
+                Some((p, a)) => (p.trim(), a.trim().to_string()),
+                None => (item, item.rsplit('\\').next().unwrap_or(item).to_string()),
+            };
+            let fq = format!("{prefix}{path}")
+                .trim_start_matches('\\')
+                .to_string();
+            out.insert(alias, fq);
+        }
+    }
+    out
+}
+
+/// A class name as written in a PHP file → its FQCN.
+fn resolve_php(name: &str, namespace: &str, imports: &BTreeMap<String, String>) -> String {
+    if let Some(abs) = name.strip_prefix('\\') {
+        return abs.to_string();
+    }
+    let (first, rest) = match name.split_once('\\') {
+        Some((f, r)) => (f, Some(r)),
+        None => (name, None),
+    };
+    if let Some(fq) = imports.get(first) {
+        return match rest {
+            Some(r) => format!("{fq}\\{r}"),
+            None => fq.clone(),
+        };
+    }
+    if namespace.is_empty() {
+        name.to_string()
+    } else {
+        format!("{namespace}\\{name}")
+    }
+}
+
+/// Words that look like class names but are PHP's own.
+const PHP_BUILTINS: &[&str] = &[
+    "TRUE",
+    "FALSE",
+    "NULL",
+    "PHP_EOL",
+    "E_ALL",
+    "DIRECTORY_SEPARATOR",
+    "PHP_INT_MAX",
+];
+
+fn php(text: &str) -> FileFacts {
+    let lines = Lines::new(text);
+    let with_strings = blank(text, true);
+    let code = blank(text, false);
+    let mut f = FileFacts::default();
+    static NS: OnceLock<Regex> = OnceLock::new();
+    let namespace = re(&NS, r"(?m)^\s*namespace\s+([\w\\]+)\s*;")
+        .captures(&code)
+        .map_or(String::new(), |c| c[1].to_string());
+    // Imports are the unindented `use` lines; a class body starts at the
+    // first declaration (trait `use` lines are inside it).
+    static FIRST: OnceLock<Regex> = OnceLock::new();
+    let first_body = re(
+        &FIRST,
+        r"(?m)^[ \t]*(?:(?:final|abstract|readonly)\s+)*(?:class|interface|trait|enum)\s+\w+",
+    )
+    .find(&code)
+    .map_or(code.len(), |m| m.end());
+    let imports = php_imports(&code);
+    for (alias, fq) in &imports {
+        let at = code.find(alias.as_str()).unwrap_or(0);
+        f.refs.push(Ref {
+            kind: RefKind::Import,
+            target: fq.clone(),
+            line: lines.at(at),
+        });
+    }
+    static DECL: OnceLock<Regex> = OnceLock::new();
+    let mut models = Vec::new();
+    for c in re(
+        &DECL,
+        r"(?m)^[ \t]*(?:(?:final|abstract|readonly)\s+)*(?:class|interface|trait|enum)\s+(\w+)(?:\s*:\s*\w+)?(?:\s+extends\s+([\w\\]+(?:\s*,\s*[\w\\]+)*))?(?:\s+implements\s+([\w\\]+(?:\s*,\s*[\w\\]+)*))?",
+    )
+    .captures_iter(&code)
+    {
+        let name = &c[1];
+        f.defines.push(if namespace.is_empty() {
+            name.to_string()
+        } else {
+            format!("{namespace}\\{name}")
+        });
+        for group in [c.get(2), c.get(3)].into_iter().flatten() {
+            for parent in group.as_str().split(',') {
+                let parent = parent.trim();
+                f.refs.push(Ref {
+                    kind: RefKind::Extends,
+                    target: resolve_php(parent, &namespace, &imports),
+                    line: lines.at(group.start()),
+                });
+                if matches!(
+                    parent.rsplit('\\').next(),
+                    Some("Model" | "Authenticatable" | "Pivot" | "MorphPivot")
+                ) {
+                    models.push(name.to_string());
+                }
+            }
+        }
+    }
+    // Traits used inside a class body.
+    static TRAITS: OnceLock<Regex> = OnceLock::new();
+    for c in re(
+        &TRAITS,
+        r"(?m)^\s+use\s+([\w\\]+(?:\s*,\s*[\w\\]+)*)\s*[;{]",
+    )
+    .captures_iter(&code[first_body..])
+    {
+        let m = c.get(1).expect("group 1");
+        for t in m.as_str().split(',') {
+            f.refs.push(Ref {
+                kind: RefKind::Extends,
+                target: resolve_php(t.trim(), &namespace, &imports),
+                line: lines.at(first_body + m.start()),
+            });
+        }
+    }
+    // Other class names in code: `X::`, `new X`, type hints, `X::class`.
+    static NAMES: OnceLock<Regex> = OnceLock::new();
+    for m in re(
+        &NAMES,
+        r"(?:^|[^\w\\$>:])(\\?[A-Z][A-Za-z0-9_]*(?:\\[A-Za-z_][A-Za-z0-9_]*)*)\b",
+    )
+    .captures_iter(&code)
+    {
+        let m = m.get(1).expect("group 1");
+        let name = m.as_str();
+        if PHP_BUILTINS.contains(&name) || name.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        {
+            continue;
+        }
+        let fq = resolve_php(name, &namespace, &imports);
+        // Real-time facades: `Facades\App\Services\X` is `App\Services\X`.
+        let fq = fq
+            .strip_prefix("Facades\\")
+            .map_or(fq.clone(), str::to_string);
+        f.refs.push(Ref {
+            kind: RefKind::Class,
+            target: fq,
+            line: lines.at(m.start()),
+        });
+    }
+    // Route actions as strings: 'UserController@index'.
+    static ACTION: OnceLock<Regex> = OnceLock::new();
+    for c in re(&ACTION, r#"['"]([A-Z][\w\\]*Controller)@\w+['"]"#).captures_iter(&with_strings) {
+        let m = c.get(1).expect("group 1");
+        let name = m.as_str();
+        let fq = if name.contains('\\') || !namespace.is_empty() {
+            resolve_php(name, &namespace, &imports)
+        } else {
+            format!("App\\Http\\Controllers\\{name}")
+        };
+        f.refs.push(Ref {
+            kind: RefKind::Class,
+            target: fq,
+            line: lines.at(m.start()),
+        });
+    }
+    laravel_strings(&with_strings, &lines, &mut f.refs, &mut f.route_names);
+    // Tables: migrations create or alter them, models are about theirs.
+    static SCHEMA: OnceLock<Regex> = OnceLock::new();
+    for c in re(&SCHEMA, r#"Schema::(?:connection\([^)]*\)->)?(?:create|table|drop|dropIfExists|rename)\(\s*['"](\w+)['"]"#).captures_iter(&with_strings) {
+        f.tables.push(c[1].to_string());
+    }
+    if !models.is_empty() {
+        static TABLE: OnceLock<Regex> = OnceLock::new();
+        match re(&TABLE, r#"\$table\s*=\s*['"](\w+)['"]"#).captures(&with_strings) {
+            Some(c) => f.tables.push(c[1].to_string()),
+            None => f.tables.extend(models.iter().map(|m| plural_snake(m))),
+        }
+    }
+    f
+}
+
+fn blade(text: &str) -> FileFacts {
+    let lines = Lines::new(text);
+    let mut f = FileFacts::default();
+    laravel_strings(text, &lines, &mut f.refs, &mut f.route_names);
+    // Qualified class names in Blade's PHP: `\App\Models\User::`, `App\Enums\X`.
+    static NAMES: OnceLock<Regex> = OnceLock::new();
+    for c in re(&NAMES, r"\\?\b([A-Z]\w*(?:\\[A-Z]\w*)+)\b").captures_iter(text) {
+        let m = c.get(1).expect("group 1");
+        f.refs.push(Ref {
+            kind: RefKind::Class,
+            target: m.as_str().to_string(),
+            line: lines.at(m.start()),
+        });
+    }
+    f
+}
+
+fn scripts(text: &str) -> FileFacts {
+    let lines = Lines::new(text);
+    let mut f = FileFacts::default();
+    static IMPORT: OnceLock<Regex> = OnceLock::new();
+    for c in re(
+        &IMPORT,
+        r#"(?:\bfrom\s+|\bimport\s+|\brequire\(\s*|\bimport\(\s*)['"]([^'"\n]+)['"]"#,
+    )
+    .captures_iter(text)
+    {
+        let m = c.get(1).expect("group 1");
+        let target = m.as_str();
+        if target.starts_with('.')
+            || target.starts_with("@/")
+            || target.starts_with('/')
+            || target.starts_with("~/")
+        {
+            f.refs.push(Ref {
+                kind: RefKind::Import,
+                target: target.to_string(),
+                line: lines.at(m.start()),
+            });
+        }
+    }
+    f
+}
+
+fn python(text: &str) -> FileFacts {
+    let lines = Lines::new(text);
+    let mut f = FileFacts::default();
+    static FROM: OnceLock<Regex> = OnceLock::new();
+    for c in re(
+        &FROM,
+        r"(?m)^[ \t]*from\s+([\w.]+)\s+import(?:\s*\(([^)]*)\)|[ \t]+([\w \t,]+))",
+    )
+    .captures_iter(text)
+    {
+        let m = c.get(1).expect("group 1");
+        let module = m.as_str();
+        let names = c.get(2).or(c.get(3)).map_or("", |n| n.as_str());
+        for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let name = name.split_whitespace().next().unwrap_or(name);
+            // `from pkg import mod` may name a submodule: both are tried.
+            f.refs.push(Ref {
+                kind: RefKind::Import,
+                target: format!("{module}:{name}"),
+                line: lines.at(m.start()),
+            });
+        }
+    }
+    static IMPORT: OnceLock<Regex> = OnceLock::new();
+    for c in re(&IMPORT, r"(?m)^[ \t]*import\s+([\w.]+(?:\s*,\s*[\w.]+)*)").captures_iter(text) {
+        let m = c.get(1).expect("group 1");
+        for module in m.as_str().split(',') {
+            f.refs.push(Ref {
+                kind: RefKind::Import,
+                target: module.trim().to_string(),
+                line: lines.at(m.start()),
+            });
+        }
+    }
+    f
+}
+
+/// `OrderItem` → `order_items` (Laravel's default table of a model).
+pub fn plural_snake(class: &str) -> String {
+    let mut s = String::new();
+    for (i, ch) in class.chars().enumerate() {
+        if ch.is_uppercase() && i > 0 {
+            s.push('_');
+        }
+        s.extend(ch.to_lowercase());
+    }
+    if let Some(stem) = s.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    {
+        return format!("{stem}ies");
+    }
+    if s.ends_with('s') || s.ends_with('x') || s.ends_with("ch") || s.ends_with("sh") {
+        return format!("{s}es");
+    }
+    format!("{s}s")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(f: &FileFacts, kind: RefKind) -> Vec<&str> {
+        f.refs
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.target.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn php_classes_resolve_through_namespace_and_imports() {
+        let src = r#"<?php
+namespace App\Http\Controllers;
+
+use App\Models\Order;
+use App\Http\Requests\{StoreOrderRequest, UpdateOrderRequest as Update};
+use Illuminate\Support\Facades\Route;
+
+// OrderPolicy is mentioned in a comment only.
+final class OrderController extends Controller implements HasMiddleware
+{
+    use AuthorizesRequests;
+
+    public function store(StoreOrderRequest $request, Update $u): View
+    {
+        $svc = app(OrderService::class);
+        $x = new \App\Support\Money(1);
+        \Facades\App\Services\Pricing::quote();
+        return view('orders.show', ['o' => Order::find(1), 'n' => __('orders.saved')]);
+    }
+
+    public function index()
+    {
+        return redirect()->route('orders.index')->with('x', config('shop.currency'));
+    }
+}
+"#;
+        let f = extract("app/Http/Controllers/OrderController.php", src);
+        assert_eq!(f.defines, ["App\\Http\\Controllers\\OrderController"]);
+        assert_eq!(
+            targets(&f, RefKind::Extends),
+            [
+                "App\\Http\\Controllers\\AuthorizesRequests",
+                "App\\Http\\Controllers\\Controller",
+                "App\\Http\\Controllers\\HasMiddleware"
+            ]
+        );
+        let classes = targets(&f, RefKind::Class);
+        for want in [
+            "App\\Http\\Controllers\\OrderService",
+            "App\\Http\\Requests\\StoreOrderRequest",
+            "App\\Http\\Requests\\UpdateOrderRequest",
+            "App\\Models\\Order",
+            "App\\Support\\Money",
+            "App\\Services\\Pricing",
+        ] {
+            assert!(classes.contains(&want), "{want}: {classes:?}");
+        }
+        assert!(
+            !classes.iter().any(|c| c.ends_with("OrderPolicy")),
+            "{classes:?}"
+        );
+        assert_eq!(targets(&f, RefKind::View), ["orders.show"]);
+        assert_eq!(targets(&f, RefKind::Trans), ["orders"]);
+        assert_eq!(targets(&f, RefKind::Config), ["shop"]);
+        assert_eq!(targets(&f, RefKind::RouteName), ["orders.index"]);
+        let view = f.refs.iter().find(|r| r.kind == RefKind::View).unwrap();
+        assert_eq!(view.line, 18);
+    }
+
+    #[test]
+    fn models_migrations_and_routes_name_their_tables_and_routes() {
+        let model = "<?php\nnamespace App\\Models;\nclass OrderItem extends Model {}\n";
+        assert_eq!(
+            extract("app/Models/OrderItem.php", model).tables,
+            ["order_items"]
+        );
+        let named = "<?php\nnamespace App\\Models;\nclass Category extends Model { protected $table = 'cats'; }\n";
+        assert_eq!(extract("app/Models/Category.php", named).tables, ["cats"]);
+        let migration = "<?php\nreturn new class extends Migration {\n public function up() {\n  Schema::create('orders', function (Blueprint $t) {});\n  Schema::table('users', function ($t) {});\n }\n};\n";
+        assert_eq!(
+            extract("database/migrations/x.php", migration).tables,
+            ["orders", "users"]
+        );
+        let routes = "<?php\nRoute::get('/o', [OrderController::class, 'index'])->name('orders.index');\nRoute::get('/x', 'UserController@show');\n";
+        let f = extract("routes/web.php", routes);
+        assert_eq!(f.route_names, ["orders.index"]);
+        let classes = targets(&f, RefKind::Class);
+        assert!(classes.contains(&"OrderController"), "{classes:?}");
+        assert!(
+            classes.contains(&"App\\Http\\Controllers\\UserController"),
+            "{classes:?}"
+        );
+    }
+
+    #[test]
+    fn blade_scripts_and_python() {
+        let blade = "@extends('layouts.app')\n<x-forms.input name=\"a\" />\n@include('partials.nav')\n<livewire:cart />\n{{ __('auth.failed') }} {{ \\App\\Models\\User::count() }}";
+        let f = extract("resources/views/home.blade.php", blade);
+        assert_eq!(targets(&f, RefKind::View), ["layouts.app", "partials.nav"]);
+        assert_eq!(targets(&f, RefKind::Component), ["forms.input"]);
+        assert_eq!(targets(&f, RefKind::Livewire), ["cart"]);
+        assert_eq!(targets(&f, RefKind::Trans), ["auth"]);
+        assert_eq!(targets(&f, RefKind::Class), ["App\\Models\\User"]);
+
+        let js = "import a from './a'\nimport { b } from \"../lib/b.js\";\nconst c = require('./c');\nimport 'lodash';\nimport x from '@/components/X.vue'";
+        let f = extract("resources/js/app.js", js);
+        assert_eq!(
+            targets(&f, RefKind::Import),
+            ["../lib/b.js", "./a", "./c", "@/components/X.vue"]
+        );
+
+        let py = "from .utils import helper, other\nimport os, flask.json\nfrom flask import (\n    Flask,\n)\n";
+        let f = extract("src/flask/app.py", py);
+        assert_eq!(
+            targets(&f, RefKind::Import),
+            [
+                ".utils:helper",
+                ".utils:other",
+                "flask.json",
+                "flask:Flask",
+                "os"
+            ]
+        );
+    }
+
+    #[test]
+    fn plurals() {
+        for (c, t) in [
+            ("User", "users"),
+            ("Category", "categories"),
+            ("Box", "boxes"),
+            ("Day", "days"),
+            ("OrderItem", "order_items"),
+        ] {
+            assert_eq!(plural_snake(c), t);
+        }
+    }
+}

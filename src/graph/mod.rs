@@ -1,0 +1,706 @@
+//! The code graph: file → file edges resolved from every file's
+//! [`FileFacts`] (imports, inheritance, class references, Laravel views,
+//! components, Livewire, config and translation groups, route names, model
+//! ↔ migration tables, JS/TS and Python imports), and co-change history
+//! mined from git ([`cochange`]). [`related`] ranks the files likely to
+//! change with a set of files from both.
+//!
+//! Facts are derived per file by the sync (incremental with it: a changed
+//! file re-derives its own); resolution is global and cheap (hash lookups
+//! over the facts in `sync_state.json`), so it is redone when the facts
+//! change, never stored.
+
+pub mod cochange;
+pub mod facts;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::classify::FileClass;
+pub use facts::{FileFacts, Ref, RefKind};
+
+/// What an edge stands for: a [`RefKind`] resolved to a file, or a table
+/// shared by a model and a migration.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeKind {
+    Import,
+    Extends,
+    Class,
+    View,
+    Component,
+    Livewire,
+    Config,
+    Trans,
+    Route,
+    /// A model and a migration of the same table.
+    Table,
+}
+
+impl EdgeKind {
+    fn of(kind: RefKind) -> EdgeKind {
+        match kind {
+            RefKind::Import => EdgeKind::Import,
+            RefKind::Extends => EdgeKind::Extends,
+            RefKind::Class => EdgeKind::Class,
+            RefKind::View => EdgeKind::View,
+            RefKind::Component => EdgeKind::Component,
+            RefKind::Livewire => EdgeKind::Livewire,
+            RefKind::Config => EdgeKind::Config,
+            RefKind::Trans => EdgeKind::Trans,
+            RefKind::RouteName => EdgeKind::Route,
+        }
+    }
+
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::Import => "import",
+            EdgeKind::Extends => "extends",
+            EdgeKind::Class => "class",
+            EdgeKind::View => "view",
+            EdgeKind::Component => "component",
+            EdgeKind::Livewire => "livewire",
+            EdgeKind::Config => "config",
+            EdgeKind::Trans => "trans",
+            EdgeKind::Route => "route",
+            EdgeKind::Table => "table",
+        }
+    }
+}
+
+/// One resolved edge, from the file that holds the reference.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Edge {
+    pub from: String,
+    pub to: String,
+    pub kind: EdgeKind,
+    /// 1-based line of the reference in `from` (0 for table edges).
+    pub line: u32,
+}
+
+/// Edges by source and by target.
+#[derive(Debug, Default)]
+pub struct Graph {
+    out: HashMap<String, Vec<Edge>>,
+    inn: HashMap<String, Vec<Edge>>,
+    edges: usize,
+}
+
+/// Locales whose translation files are the source (the rest are `l10n`).
+pub const SOURCE_LOCALES: &[&str] = &["en"];
+
+impl Graph {
+    /// Resolves every file's facts against the repository's files (`files`:
+    /// every walked file, repo-relative).
+    pub fn build(facts: &BTreeMap<String, FileFacts>, files: &BTreeSet<String>) -> Graph {
+        let r = Resolver::new(facts, files);
+        let mut g = Graph::default();
+        for (from, f) in facts {
+            for reference in &f.refs {
+                for to in r.resolve(from, reference) {
+                    if to != *from {
+                        g.add(Edge {
+                            from: from.clone(),
+                            to,
+                            kind: EdgeKind::of(reference.kind),
+                            line: reference.line,
+                        });
+                    }
+                }
+            }
+        }
+        // Models and migrations of the same table, both ways.
+        let mut by_table: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (file, f) in facts {
+            for t in &f.tables {
+                by_table.entry(t.as_str()).or_default().push(file.as_str());
+            }
+        }
+        for members in by_table.values() {
+            let (migrations, others): (Vec<&str>, Vec<&str>) =
+                members.iter().partition(|f| f.contains("migrations/"));
+            for m in &migrations {
+                for o in &others {
+                    for (a, b) in [(o, m), (m, o)] {
+                        g.add(Edge {
+                            from: (*a).to_string(),
+                            to: (*b).to_string(),
+                            kind: EdgeKind::Table,
+                            line: 0,
+                        });
+                    }
+                }
+            }
+        }
+        for v in g.out.values_mut().chain(g.inn.values_mut()) {
+            v.sort();
+            v.dedup_by(|a, b| a.from == b.from && a.to == b.to && a.kind == b.kind);
+        }
+        g
+    }
+
+    fn add(&mut self, e: Edge) {
+        self.edges += 1;
+        self.inn.entry(e.to.clone()).or_default().push(e.clone());
+        self.out.entry(e.from.clone()).or_default().push(e);
+    }
+
+    /// Edges from `file`.
+    pub fn out(&self, file: &str) -> &[Edge] {
+        self.out.get(file).map_or(&[], Vec::as_slice)
+    }
+
+    /// Edges to `file`.
+    pub fn inn(&self, file: &str) -> &[Edge] {
+        self.inn.get(file).map_or(&[], Vec::as_slice)
+    }
+
+    /// Edges in all (before de-duplication).
+    pub fn len(&self) -> usize {
+        self.edges
+    }
+
+    /// True when no edge was resolved.
+    pub fn is_empty(&self) -> bool {
+        self.edges == 0
+    }
+}
+
+/// Finds the files a reference points at.
+struct Resolver<'a> {
+    files: &'a BTreeSet<String>,
+    /// FQCN → defining files.
+    classes: HashMap<&'a str, Vec<&'a str>>,
+    /// Route name → files defining it.
+    routes: HashMap<&'a str, Vec<&'a str>>,
+    /// Lowercase file stem → config files (`config/app.php`, `app/Config/app.php`).
+    configs: HashMap<String, Vec<&'a str>>,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(facts: &'a BTreeMap<String, FileFacts>, files: &'a BTreeSet<String>) -> Resolver<'a> {
+        let mut classes: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut routes: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (file, f) in facts {
+            for d in &f.defines {
+                classes.entry(d.as_str()).or_default().push(file.as_str());
+            }
+            for n in &f.route_names {
+                routes.entry(n.as_str()).or_default().push(file.as_str());
+            }
+        }
+        let mut configs: HashMap<String, Vec<&str>> = HashMap::new();
+        for f in files {
+            let lower = f.to_ascii_lowercase();
+            let Some(stem) = lower.strip_suffix(".php") else {
+                continue;
+            };
+            let (dir, name) = stem.rsplit_once('/').unwrap_or(("", stem));
+            if dir == "config" || dir.ends_with("/config") {
+                configs
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(f.as_str());
+            }
+        }
+        Resolver {
+            files,
+            classes,
+            routes,
+            configs,
+        }
+    }
+
+    fn existing(&self, candidates: impl IntoIterator<Item = String>) -> Vec<String> {
+        candidates
+            .into_iter()
+            .find(|c| self.files.contains(c))
+            .into_iter()
+            .collect()
+    }
+
+    fn resolve(&self, from: &str, r: &Ref) -> Vec<String> {
+        let t = r.target.as_str();
+        match r.kind {
+            RefKind::Import if from.ends_with(".py") => self.python(from, t),
+            RefKind::Import if !from.ends_with(".php") => self.script(from, t),
+            RefKind::Import | RefKind::Extends | RefKind::Class => self
+                .classes
+                .get(t)
+                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
+                .unwrap_or_default(),
+            RefKind::View => {
+                if t.contains("::") {
+                    return Vec::new();
+                }
+                let path = t.replace('.', "/");
+                let mut c = vec![
+                    format!("resources/views/{path}.blade.php"),
+                    format!("resources/views/{path}.php"),
+                    format!("resources/views/{path}/index.blade.php"),
+                ];
+                // Inertia pages: `Inertia::render('Users/Show')`.
+                for ext in ["vue", "jsx", "tsx", "js", "svelte"] {
+                    c.push(format!("resources/js/Pages/{t}.{ext}"));
+                    c.push(format!("resources/js/pages/{t}.{ext}"));
+                }
+                self.existing(c)
+            }
+            RefKind::Component => {
+                let name = t.split("::").last().unwrap_or(t);
+                let path = name.replace('.', "/");
+                let mut out = self.existing([
+                    format!("resources/views/components/{path}.blade.php"),
+                    format!("resources/views/components/{path}/index.blade.php"),
+                ]);
+                let class = format!("App\\View\\Components\\{}", studly_path(name));
+                out.extend(
+                    self.classes
+                        .get(class.as_str())
+                        .into_iter()
+                        .flatten()
+                        .map(|s| (*s).to_string()),
+                );
+                out
+            }
+            RefKind::Livewire => {
+                let class = studly_path(t);
+                let mut out: Vec<String> = [
+                    format!("App\\Livewire\\{class}"),
+                    format!("App\\Http\\Livewire\\{class}"),
+                ]
+                .iter()
+                .flat_map(|c| self.classes.get(c.as_str()).into_iter().flatten())
+                .map(|s| (*s).to_string())
+                .collect();
+                out.extend(self.existing([format!(
+                    "resources/views/livewire/{}.blade.php",
+                    t.replace('.', "/")
+                )]));
+                out
+            }
+            RefKind::Config => self
+                .configs
+                .get(&t.to_ascii_lowercase())
+                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
+                .unwrap_or_default(),
+            RefKind::Trans => SOURCE_LOCALES
+                .iter()
+                .flat_map(|l| {
+                    self.existing([
+                        format!("lang/{l}/{t}.php"),
+                        format!("resources/lang/{l}/{t}.php"),
+                    ])
+                })
+                .collect(),
+            RefKind::RouteName => self
+                .routes
+                .get(t)
+                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// A JS/TS import: relative to the file, or `@/` / `~/` from the
+    /// usual source roots; with the usual extensions and `index` files.
+    fn script(&self, from: &str, target: &str) -> Vec<String> {
+        let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
+        let bases: Vec<String> =
+            if let Some(rest) = target.strip_prefix("@/").or(target.strip_prefix("~/")) {
+                [
+                    "resources/js",
+                    "resources/ts",
+                    "src",
+                    "assets/js",
+                    "app/javascript",
+                ]
+                .iter()
+                .map(|r| format!("{r}/{rest}"))
+                .collect()
+            } else if target.starts_with('.') {
+                vec![normalize(&format!("{dir}/{target}"))]
+            } else {
+                vec![target.trim_start_matches('/').to_string()]
+            };
+        const EXTS: [&str; 8] = ["", ".js", ".ts", ".tsx", ".jsx", ".vue", ".mjs", ".svelte"];
+        bases
+            .iter()
+            .flat_map(|b| {
+                EXTS.iter()
+                    .map(|e| format!("{b}{e}"))
+                    .chain(
+                        ["index.js", "index.ts", "index.tsx", "index.jsx"]
+                            .map(|i| format!("{b}/{i}")),
+                    )
+                    .collect::<Vec<_>>()
+            })
+            .find(|c| self.files.contains(c))
+            .into_iter()
+            .collect()
+    }
+
+    /// A Python import: `pkg.mod`, `pkg:name` (`from pkg import name`: a
+    /// submodule or a name in `pkg`), relative (`.mod`) from the file's
+    /// package; from the root or `src/`.
+    fn python(&self, from: &str, target: &str) -> Vec<String> {
+        let (module, name) = match target.split_once(':') {
+            Some((m, n)) => (m, Some(n)),
+            None => (target, None),
+        };
+        let dots = module.len() - module.trim_start_matches('.').len();
+        let rest = module.trim_start_matches('.').replace('.', "/");
+        let roots: Vec<String> = if dots > 0 {
+            let mut dir: Vec<&str> = from.split('/').collect();
+            dir.pop();
+            for _ in 1..dots {
+                dir.pop();
+            }
+            vec![dir.join("/")]
+        } else {
+            vec![String::new(), "src".to_string()]
+        };
+        let mut out = Vec::new();
+        for root in roots {
+            let base = [root.as_str(), rest.as_str()]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("/");
+            let mut c = Vec::new();
+            if let Some(n) = name {
+                let sub = if base.is_empty() {
+                    n.to_string()
+                } else {
+                    format!("{base}/{n}")
+                };
+                c.push(format!("{sub}.py"));
+                c.push(format!("{sub}/__init__.py"));
+            }
+            if !base.is_empty() {
+                c.push(format!("{base}.py"));
+                c.push(format!("{base}/__init__.py"));
+            }
+            out.extend(self.existing(c));
+            if !out.is_empty() {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// `a/./b/../c` → `a/c`.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+/// `admin.user-table` → `Admin\UserTable`.
+fn studly_path(name: &str) -> String {
+    name.split('.')
+        .map(|seg| {
+            seg.split(['-', '_'])
+                .map(|w| {
+                    let mut c = w.chars();
+                    c.next()
+                        .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                        .unwrap_or_default()
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\\")
+}
+
+/// One file related to the seeds, with why.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Related {
+    pub file: String,
+    /// The file's class by its path (source, test, config, …).
+    pub class: FileClass,
+    /// Higher is closer: `edge_score` plus co-change confidence (weighted),
+    /// times a class factor (source first).
+    pub score: f32,
+    /// The edges' part: their weights summed (a hub counts less).
+    pub edge_score: f32,
+    /// Edges that connect it to a seed: `view ← app/Http/Controllers/X.php:18`.
+    pub edges: Vec<String>,
+    /// Co-change confidence P(file changes | a seed changes), 0-1, with the
+    /// decayed count of commits that changed both.
+    pub cochange: Option<f32>,
+    pub cochange_commits: Option<f32>,
+}
+
+/// Weight of an edge kind when ranking related files: Laravel's
+/// conventions and inheritance say "changes together" more often than a
+/// mention of a class in code does (from the change-set development sets,
+/// bench/changeset.py).
+fn kind_weight(kind: EdgeKind) -> f32 {
+    match kind {
+        EdgeKind::View | EdgeKind::Component | EdgeKind::Livewire => 1.0,
+        EdgeKind::Table => 1.0,
+        EdgeKind::Extends => 0.8,
+        EdgeKind::Route | EdgeKind::Config | EdgeKind::Trans => 0.7,
+        EdgeKind::Import => 0.6,
+        EdgeKind::Class => 0.5,
+    }
+}
+
+/// Tests, docs and the like change with code too, but the files a change
+/// needs are source first (as `query`'s class prior says).
+fn class_factor(class: FileClass) -> f32 {
+    match class {
+        FileClass::Source | FileClass::Config => 1.0,
+        FileClass::Test => 0.6,
+        _ => 0.4,
+    }
+}
+
+/// Co-change confidence counts this much against one edge of weight 1.
+const COCHANGE_WEIGHT: f32 = 2.0;
+
+/// Files likely to change with `seeds`, best first, each with its reasons:
+/// graph neighbours one hop away in either direction (a hub, a file with
+/// many edges, counts less) and co-change partners. Seeds are left out.
+pub fn related(
+    graph: &Graph,
+    history: Option<&cochange::CoChange>,
+    seeds: &[String],
+    limit: usize,
+) -> Vec<Related> {
+    let seed_set: BTreeSet<&str> = seeds.iter().map(String::as_str).collect();
+    let mut acc: BTreeMap<String, Related> = BTreeMap::new();
+    fn entry<'m>(
+        acc: &'m mut BTreeMap<String, Related>,
+        seeds: &BTreeSet<&str>,
+        file: &str,
+    ) -> Option<&'m mut Related> {
+        if seeds.contains(file) {
+            return None;
+        }
+        Some(acc.entry(file.to_string()).or_insert_with(|| Related {
+            file: file.to_string(),
+            class: crate::classify::classify_path(file).class,
+            score: 0.0,
+            edge_score: 0.0,
+            edges: Vec::new(),
+            cochange: None,
+            cochange_commits: None,
+        }))
+    }
+    for seed in seeds {
+        for e in graph.out(seed) {
+            // A file most of the repository points at says little.
+            let fan = graph.inn(&e.to).len() as f32;
+            let w = kind_weight(e.kind) / (1.0 + (fan / 10.0).ln_1p());
+            if let Some(r) = entry(&mut acc, &seed_set, &e.to) {
+                r.score += w;
+                r.edge_score += w;
+                r.edges
+                    .push(format!("{} → {}:{}", e.kind.name(), e.from, e.line));
+            }
+        }
+        for e in graph.inn(seed) {
+            let fan = graph.out(&e.from).len() as f32;
+            let w = kind_weight(e.kind) / (1.0 + (fan / 20.0).ln_1p());
+            if let Some(r) = entry(&mut acc, &seed_set, &e.from) {
+                r.score += w;
+                r.edge_score += w;
+                r.edges
+                    .push(format!("{} ← {}:{}", e.kind.name(), e.from, e.line));
+            }
+        }
+        if let Some(h) = history {
+            for (partner, conf, commits) in h.partners(seed, 20) {
+                if let Some(r) = entry(&mut acc, &seed_set, &partner) {
+                    r.score += COCHANGE_WEIGHT * conf;
+                    r.cochange = Some(r.cochange.map_or(conf, |c| c.max(conf)));
+                    r.cochange_commits =
+                        Some(r.cochange_commits.map_or(commits, |c| c.max(commits)));
+                }
+            }
+        }
+    }
+    let mut out: Vec<Related> = acc.into_values().collect();
+    for r in &mut out {
+        r.score *= class_factor(r.class);
+        r.edges.sort();
+        r.edges.dedup();
+        r.edges.truncate(4);
+    }
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.file.cmp(&b.file))
+    });
+    out.truncate(limit);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo(files: &[(&str, &str)]) -> (BTreeMap<String, FileFacts>, BTreeSet<String>) {
+        let facts = files
+            .iter()
+            .map(|(f, text)| (f.to_string(), facts::extract(f, text)))
+            .collect();
+        let names = files.iter().map(|(f, _)| f.to_string()).collect();
+        (facts, names)
+    }
+
+    #[test]
+    fn laravel_conventions_resolve_to_files() {
+        let (facts, files) = repo(&[
+            (
+                "app/Http/Controllers/OrderController.php",
+                "<?php\nnamespace App\\Http\\Controllers;\nuse App\\Models\\Order;\nclass OrderController extends Controller {\n public function show() { return view('orders.show', ['o' => Order::first(), 'c' => config('shop.x'), 't' => __('orders.saved')]); }\n}\n",
+            ),
+            (
+                "app/Http/Controllers/Controller.php",
+                "<?php\nnamespace App\\Http\\Controllers;\nabstract class Controller {}\n",
+            ),
+            (
+                "app/Models/Order.php",
+                "<?php\nnamespace App\\Models;\nclass Order extends Model {}\n",
+            ),
+            (
+                "database/migrations/2024_01_01_create_orders_table.php",
+                "<?php\nreturn new class extends Migration { public function up() { Schema::create('orders', function ($t) {}); } };\n",
+            ),
+            (
+                "database/factories/OrderFactory.php",
+                "<?php\nnamespace Database\\Factories;\nuse App\\Models\\Order;\nclass OrderFactory extends Factory { protected $model = Order::class; }\n",
+            ),
+            (
+                "resources/views/orders/show.blade.php",
+                "<x-layout>@include('orders.partials.line')</x-layout>",
+            ),
+            (
+                "resources/views/orders/partials/line.blade.php",
+                "<div></div>",
+            ),
+            ("resources/views/components/layout.blade.php", "{{ $slot }}"),
+            ("config/shop.php", "<?php return ['x' => 1];"),
+            ("lang/en/orders.php", "<?php return ['saved' => 'Saved'];"),
+            (
+                "lang/fr/orders.php",
+                "<?php return ['saved' => 'Enregistré'];",
+            ),
+            (
+                "routes/web.php",
+                "<?php\nuse App\\Http\\Controllers\\OrderController;\nRoute::get('/o/{o}', [OrderController::class, 'show'])->name('orders.show');\n",
+            ),
+        ]);
+        let g = Graph::build(&facts, &files);
+        let to = |from: &str| -> Vec<(String, EdgeKind)> {
+            g.out(from).iter().map(|e| (e.to.clone(), e.kind)).collect()
+        };
+        let c = to("app/Http/Controllers/OrderController.php");
+        for want in [
+            ("app/Models/Order.php", EdgeKind::Import),
+            ("app/Http/Controllers/Controller.php", EdgeKind::Extends),
+            ("resources/views/orders/show.blade.php", EdgeKind::View),
+            ("config/shop.php", EdgeKind::Config),
+            ("lang/en/orders.php", EdgeKind::Trans),
+        ] {
+            assert!(
+                c.contains(&(want.0.to_string(), want.1)),
+                "{want:?} in {c:?}"
+            );
+        }
+        assert!(!c.iter().any(|(f, _)| f == "lang/fr/orders.php"));
+        assert!(to("app/Models/Order.php").contains(&(
+            "database/migrations/2024_01_01_create_orders_table.php".into(),
+            EdgeKind::Table
+        )));
+        let v = to("resources/views/orders/show.blade.php");
+        assert!(v.contains(&(
+            "resources/views/orders/partials/line.blade.php".into(),
+            EdgeKind::View
+        )));
+        assert!(v.contains(&(
+            "resources/views/components/layout.blade.php".into(),
+            EdgeKind::Component
+        )));
+        assert!(to("routes/web.php").contains(&(
+            "app/Http/Controllers/OrderController.php".into(),
+            EdgeKind::Import
+        )));
+
+        // The model's change set: its migration, its factory, the controller.
+        let r = related(&g, None, &["app/Models/Order.php".to_string()], 10);
+        let files: Vec<&str> = r.iter().map(|x| x.file.as_str()).collect();
+        for want in [
+            "database/migrations/2024_01_01_create_orders_table.php",
+            "database/factories/OrderFactory.php",
+            "app/Http/Controllers/OrderController.php",
+        ] {
+            assert!(files.contains(&want), "{want} in {files:?}");
+        }
+        assert!(
+            r[0].edges.iter().any(|e| e.starts_with("table")),
+            "{:?}",
+            r[0]
+        );
+    }
+
+    #[test]
+    fn script_and_python_imports_resolve_with_extensions_and_packages() {
+        let (facts, files) = repo(&[
+            (
+                "resources/js/app.js",
+                "import Nav from './components/Nav.vue'\nimport util from './util'\nimport x from '@/lib'\n",
+            ),
+            ("resources/js/components/Nav.vue", "<template/>"),
+            ("resources/js/util.ts", "export const a = 1"),
+            ("resources/js/lib/index.js", "export default 1"),
+            (
+                "src/flask/app.py",
+                "from .helpers import get_root\nfrom . import json\nimport flask.sessions\n",
+            ),
+            ("src/flask/helpers.py", ""),
+            ("src/flask/json/__init__.py", ""),
+            ("src/flask/sessions.py", ""),
+        ]);
+        let g = Graph::build(&facts, &files);
+        let to = |from: &str| -> Vec<&str> { g.out(from).iter().map(|e| e.to.as_str()).collect() };
+        assert_eq!(
+            to("resources/js/app.js"),
+            [
+                "resources/js/components/Nav.vue",
+                "resources/js/lib/index.js",
+                "resources/js/util.ts"
+            ]
+        );
+        assert_eq!(
+            to("src/flask/app.py"),
+            [
+                "src/flask/helpers.py",
+                "src/flask/json/__init__.py",
+                "src/flask/sessions.py"
+            ]
+        );
+    }
+
+    #[test]
+    fn names_become_paths() {
+        assert_eq!(studly_path("admin.user-table"), "Admin\\UserTable");
+        assert_eq!(normalize("a/./b/../c"), "a/c");
+    }
+}

@@ -1,0 +1,122 @@
+//! The code graph of the index: the facts of every indexed file resolved
+//! into edges, with the co-change history; rebuilt only when
+//! `sync_state.json` or `cochange.json` changed since it was built.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+
+use super::SyncState;
+use crate::graph::cochange::CoChange;
+use crate::graph::{FileFacts, Graph};
+use crate::repo::Repo;
+use crate::util::FileStamp;
+
+/// The graph and history of one repository, as of its stamps.
+#[derive(Debug, Default)]
+pub struct CodeGraph {
+    pub graph: Graph,
+    pub history: CoChange,
+}
+
+impl CodeGraph {
+    /// Builds the graph from the stored state and history of `repo`.
+    pub fn load(repo: &Repo) -> CodeGraph {
+        let state = SyncState::load(repo);
+        let facts: BTreeMap<String, FileFacts> = state
+            .files
+            .iter()
+            .map(|(f, s)| (f.clone(), s.facts.clone()))
+            .collect();
+        let files: BTreeSet<String> = state
+            .files
+            .keys()
+            .chain(state.skipped.keys())
+            .cloned()
+            .collect();
+        CodeGraph {
+            graph: Graph::build(&facts, &files),
+            history: CoChange::load(&repo.state_dir()),
+        }
+    }
+}
+
+type Stamps = (Option<FileStamp>, Option<FileStamp>);
+
+/// The last [`CodeGraph`] built, with the stamps of the files it was built
+/// from.
+#[derive(Debug, Default)]
+pub struct GraphCache {
+    cached: Mutex<Option<(Stamps, Arc<CodeGraph>)>>,
+}
+
+impl GraphCache {
+    /// The repository's graph, rebuilt when its files changed.
+    pub fn get(&self, repo: &Repo) -> Arc<CodeGraph> {
+        let stamps = (
+            FileStamp::of(&SyncState::path(repo)),
+            FileStamp::of(&repo.state_dir().join("cochange.json")),
+        );
+        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((s, g)) = cached.as_ref()
+            && *s == stamps
+        {
+            return Arc::clone(g);
+        }
+        let g = Arc::new(CodeGraph::load(repo));
+        *cached = Some((stamps, Arc::clone(&g)));
+        g
+    }
+}
+
+/// The files a change starts from: `files` (repo-relative, confined to the
+/// repository) and the files defining `symbol` (plain or qualified),
+/// sorted and unique.
+///
+/// # Errors
+/// A path outside the repository, withheld or a directory; a symbol
+/// without a definition (message says how to check).
+pub fn seeds(
+    repo: &Repo,
+    config: &crate::config::Config,
+    symbols: &crate::search::symbols::SymbolCache,
+    files: &[String],
+    symbol: Option<&str>,
+) -> Result<Vec<String>, String> {
+    let mut seeds = Vec::new();
+    for f in files {
+        let abs = repo.resolve(f).map_err(|e| e.to_string())?;
+        if abs.is_dir() {
+            return Err(format!("`{f}` is a directory: give files"));
+        }
+        seeds.push(repo.rel(&abs));
+    }
+    if let Some(symbol) = symbol.filter(|s| !s.trim().is_empty()) {
+        let (qualifier, name) = crate::search::symbols::split_qualified(symbol);
+        let root = repo.root().to_path_buf();
+        let parsed = symbols
+            .scan(repo, config, &root, None)
+            .map_err(|e| e.to_string())?;
+        let before = seeds.len();
+        seeds.extend(
+            parsed
+                .iter()
+                .filter(|(_, s)| {
+                    s.definitions.iter().any(|d| {
+                        d.name == name
+                            && qualifier
+                                .as_deref()
+                                .is_none_or(|q| crate::search::symbols::qualifier_matches(q, d))
+                    })
+                })
+                .map(|(f, _)| f.clone()),
+        );
+        if seeds.len() == before {
+            return Err(format!(
+                "no definition of `{symbol}`: check the name with find_definitions"
+            ));
+        }
+    }
+    seeds.sort();
+    seeds.dedup();
+    Ok(seeds)
+}

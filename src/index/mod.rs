@@ -1,0 +1,476 @@
+//! Sync: walk → fingerprint → chunk → embed (only new content hashes) →
+//! store. Incremental, resumable after a kill, and observable while it runs.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Instant, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::chunk::Chunk;
+use crate::classify::{self, FileClass};
+use crate::config::Config;
+use crate::embed::{EmbedError, Embedder};
+use crate::framework;
+use crate::lexical::{self, FileText};
+use crate::repo::{self, PathError, Repo};
+use crate::store::shared::SharedVectors;
+use crate::store::{FileRow, ForestRow, Store, StoreError};
+use crate::util::{group, now_secs};
+
+mod graph;
+mod state;
+mod vectors;
+mod vocabulary;
+mod walk;
+
+pub use graph::{CodeGraph, GraphCache, seeds};
+pub use state::*;
+use vectors::*;
+use vocabulary::*;
+pub use walk::collect_chunks;
+use walk::*;
+
+/// Files chunked, embedded and committed together; the state file is saved
+/// after each batch, so a killed sync loses at most one batch of work.
+/// Larger batches sort more texts by length before embedding: 64 gave 0.84
+/// of raw fastembed throughput on laravel's Queue/ (79 files, 646 chunks).
+const FILES_PER_BATCH: usize = 256;
+/// The first batches are smaller (16, then 64 files) so that semantic search
+/// has something to answer from seconds after a sync starts: with one
+/// 256-file first batch the first result on laravel src/Illuminate came 72 s
+/// after `serve` started (bench/run.sh, fp32).
+const FIRST_BATCHES: [usize; 2] = [16, 64];
+
+/// Consecutive file ranges of a sync over `n` files: [`FIRST_BATCHES`], then
+/// [`FILES_PER_BATCH`] at a time.
+fn batch_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut sizes = FIRST_BATCHES.iter().copied();
+    while start < n {
+        let size = sizes.next().unwrap_or(FILES_PER_BATCH);
+        let end = (start + size).min(n);
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// Errors of a sync.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Path(#[from] PathError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "a sync is already running for this repository (in this or another process); its results become searchable as it commits"
+    )]
+    Busy,
+    #[error(
+        "the index holds vectors of model `{index}` and the embedder is `{embedder}`: vectors of two models cannot be searched together; run `code-intel index --force` to re-embed everything with `{embedder}`, or configure the embedder back to `{index}` (model_dir / embedding_endpoint)"
+    )]
+    ModelMismatch { index: String, embedder: String },
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Serialize, Default, schemars::JsonSchema)]
+pub struct SyncReport {
+    pub added: usize,
+    pub modified: usize,
+    pub deleted: usize,
+    pub unchanged: usize,
+    /// Files left out (binary, over `max_file_size`, past `max_chunks`).
+    pub skipped: usize,
+    /// Chunks whose text was embedded in this sync.
+    pub chunks_embedded: usize,
+    /// Chunks whose vector was reused from the index by content hash.
+    pub chunks_reused: usize,
+    /// Chunks whose vector came from the shared vector store
+    /// (`vector_store`) instead of being embedded.
+    pub chunks_from_store: usize,
+    /// Vectors this sync added to the shared vector store (chunks and
+    /// vocabulary words it embedded, and any of the local index the store
+    /// lacked).
+    pub vectors_to_store: usize,
+    /// Why the shared vector store was not used (unreachable, no
+    /// credentials …): the sync carried on embedding locally, and the next
+    /// one adds what the store lacks.
+    pub vector_store_error: Option<String>,
+    /// Chunks in the index after the sync.
+    pub chunks_total: usize,
+    /// Files indexed after the sync.
+    pub files_indexed: usize,
+    /// Seconds spent updating the full-text (BM25) indexes.
+    pub text_index_seconds: f64,
+    /// Seconds spent building the vector (IVF) index; it is built once,
+    /// when `forest` reaches `store::VECTOR_INDEX_MIN_ROWS` chunks.
+    pub vector_index_seconds: f64,
+    /// Words in the vocabulary (identifier words of paths and definitions)
+    /// after the sync, and how many were embedded in it.
+    pub vocabulary_words: usize,
+    pub vocabulary_embedded: usize,
+    /// Vocabulary words whose vector came from the shared vector store.
+    pub vocabulary_from_store: usize,
+    /// Seconds spent embedding the vocabulary.
+    pub vocabulary_seconds: f64,
+    /// Commits of the git history read for co-change statistics (new ones
+    /// only, after the first sync).
+    pub history_commits: usize,
+    /// Seconds spent reading them.
+    pub history_seconds: f64,
+    /// Why the history could not be read (the sync carries on without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_error: Option<String>,
+    pub seconds: f64,
+}
+
+impl std::fmt::Display for SyncReport {
+    /// One human line: `12 added, 1 modified, … in 0.41 s`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "files: {} added, {} modified, {} deleted, {} unchanged, {} skipped; chunks: {} embedded, {} reused, {} from the shared store, {} added to it, {} in index ({} files); full-text index {:.2} s; vector index {:.2} s; vocabulary {} words ({} embedded, {:.2} s); history {} commits ({:.2} s); {:.2} s",
+            self.added,
+            self.modified,
+            self.deleted,
+            self.unchanged,
+            self.skipped,
+            self.chunks_embedded,
+            self.chunks_reused,
+            self.chunks_from_store,
+            self.vectors_to_store,
+            self.chunks_total,
+            self.files_indexed,
+            self.text_index_seconds,
+            self.vector_index_seconds,
+            self.vocabulary_words,
+            self.vocabulary_embedded,
+            self.vocabulary_seconds,
+            self.history_commits,
+            self.history_seconds,
+            self.seconds
+        )?;
+        if let Some(e) = &self.vector_store_error {
+            write!(f, "\nwarning: {e}; embedded locally instead")?;
+        }
+        if let Some(e) = &self.history_error {
+            write!(f, "\nwarning: {e}; co-change statistics not updated")?;
+        }
+        Ok(())
+    }
+}
+
+/// Incremental (or, with `force`, full) sync of `forest`.
+///
+/// A file whose size and mtime match its fingerprint is not read; one whose
+/// SHA-256 matches is unchanged; otherwise it is re-chunked and only chunks
+/// whose content hash has no stored vector are embedded. Deleted files lose
+/// their rows. Progress is published in `progress`. At `nice` > 0
+/// (`serve`'s background and tool-started syncs: `embedding_nice`) the
+/// chunking and the embedding run on threads of that lowered priority
+/// ([`crate::embed::run_niced`]); the CLI's `index` passes 0.
+///
+/// # Errors
+/// Store, embedding or state-file failures. Work committed before the error
+/// is kept (and recorded in the state file).
+pub async fn sync(
+    repo: &Repo,
+    config: &Config,
+    store: &Store,
+    embedder: &Arc<dyn Embedder>,
+    force: bool,
+    nice: i32,
+    progress: &Progress,
+) -> Result<SyncReport, IndexError> {
+    if progress.running.swap(true, Ordering::SeqCst) {
+        return Err(IndexError::Busy);
+    }
+    // One writer per repository across processes (two clients' servers, a
+    // CLI index): an OS file lock, released when the file is closed, also
+    // when the process dies. The state is loaded after taking it, so what
+    // another process indexed is not indexed again.
+    let lock = match lock_sync(repo) {
+        Ok(l) => l,
+        Err(e) => {
+            progress.running.store(false, Ordering::SeqCst);
+            return Err(e);
+        }
+    };
+    let result = run_sync(repo, config, store, embedder, force, nice, progress).await;
+    drop(lock);
+    progress.running.store(false, Ordering::SeqCst);
+    result
+}
+
+fn lock_sync(repo: &Repo) -> Result<std::fs::File, IndexError> {
+    let path = repo.state_dir().join("sync.lock");
+    let err = |source| IndexError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(repo.state_dir()).map_err(err)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(err)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(IndexError::Busy),
+        Err(std::fs::TryLockError::Error(e)) => Err(err(e)),
+    }
+}
+
+async fn run_sync(
+    repo: &Repo,
+    config: &Config,
+    store: &Store,
+    embedder: &Arc<dyn Embedder>,
+    force: bool,
+    nice: i32,
+    progress: &Progress,
+) -> Result<SyncReport, IndexError> {
+    let started = Instant::now();
+    let model_id = embedder.model_id();
+    let mut state = start_state(repo, store, &model_id, force).await?;
+    let mut report = SyncReport::default();
+    let mut shared = open_shared(config, &model_id, embedder.dim(), &mut report).await;
+    let (repo2, config2) = (repo.clone(), config.clone());
+    // Walking stats every file: blocking I/O, off the async runtime.
+    let candidates = tokio::task::spawn_blocking(move || walk(&repo2, &config2))
+        .await
+        .map_err(|e| {
+            IndexError::Path(PathError::Root {
+                path: repo.root().into(),
+                source: std::io::Error::other(e),
+            })
+        })??;
+
+    let seen: HashSet<&str> = candidates.iter().map(|c| c.rel.as_str()).collect();
+    let deleted: Vec<String> = state
+        .files
+        .keys()
+        .filter(|k| !seen.contains(k.as_str()))
+        .cloned()
+        .collect();
+    state.skipped.retain(|k, _| seen.contains(k.as_str()));
+    // Rows of vanished files are deleted after the batches, so that a renamed
+    // or moved file reuses their vectors; until then the state still lists
+    // them, so a killed sync deletes them next time.
+    report.deleted = deleted.len();
+
+    // Changed admission settings: files skipped or kept under the old ones
+    // are all read again (vectors are reused by content hash).
+    let admission = admission_rules(config);
+    let recheck = state.admission != admission;
+    if recheck {
+        state.skipped.clear();
+        state.admission = admission;
+    }
+    let mut todo =
+        changed_candidates(candidates, &mut state, store, config, recheck, &mut report).await?;
+    source_dirs_first(&mut todo, &config.source_dirs);
+    progress.files_total.store(todo.len(), Ordering::SeqCst);
+    progress.files_done.store(0, Ordering::SeqCst);
+    state.save(repo)?;
+
+    let mut total_chunks = state.chunk_count().saturating_sub(
+        deleted
+            .iter()
+            .filter_map(|d| state.files.get(d))
+            .fold(0usize, |n, f| n.saturating_add(f.chunks)),
+    );
+    for range in batch_ranges(todo.len()) {
+        let batch = &todo[range];
+        let owned = batch.to_vec();
+        let config2 = config.clone();
+        // Reading, hashing, parsing and chunking are CPU-bound.
+        let prepared = crate::embed::run_niced(nice, move || {
+            owned
+                .iter()
+                .map(|c| (c.rel.clone(), c.size, c.mtime_ns, prepare(c, &config2)))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|e| IndexError::Embed(EmbedError::Inference(e)))?;
+
+        let previously: HashSet<String> = batch
+            .iter()
+            .filter(|c| state.files.contains_key(&c.rel))
+            .map(|c| c.rel.clone())
+            .collect();
+        let (ready, gone) = admit(prepared, &mut state, &mut total_chunks, config, &mut report);
+
+        let vectors = vectors_for(&ready, store, &mut shared, embedder, nice, &mut report).await?;
+
+        store_batch(store, &ready, &gone, &previously, &vectors).await?;
+        for p in ready {
+            state.files.insert(p.rel, p.state);
+        }
+        state.save(repo)?;
+        progress.files_done.fetch_add(batch.len(), Ordering::SeqCst);
+    }
+
+    finish_sync(
+        store,
+        &mut state,
+        &deleted,
+        &mut shared,
+        embedder,
+        nice,
+        &mut report,
+    )
+    .await?;
+    mine_history(repo, nice, &mut report).await;
+    state.last_sync = Some(now_secs());
+    state.save(repo)?;
+    report.chunks_total = store.forest_rows().await?;
+    report.files_indexed = state.files.len();
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Reads the commits not yet in `.code-intel/cochange.json` (co-change
+/// statistics, `graph::cochange`) on a thread at `nice`; a failure is
+/// reported, never fatal.
+async fn mine_history(repo: &Repo, nice: i32, report: &mut SyncReport) {
+    let started = Instant::now();
+    let (root, dir) = (repo.root().to_path_buf(), repo.state_dir());
+    let mined = crate::embed::run_niced(nice, move || {
+        crate::graph::cochange::CoChange::update(&dir, |history| {
+            let n = crate::graph::cochange::mine(&root, history)?;
+            Ok((n, n > 0))
+        })
+    })
+    .await;
+    match mined {
+        Ok(Ok(n)) => report.history_commits = n,
+        Ok(Err(e)) => report.history_error = Some(e.to_string()),
+        Err(e) => report.history_error = Some(e),
+    }
+    report.history_seconds = started.elapsed().as_secs_f64();
+}
+
+/// The state a sync starts from: the stored one, or (forced, or a new
+/// model) an empty one written before the rows go, so a kill in between
+/// leaves a state that lists nothing the index lacks.
+///
+/// # Errors
+/// The index is of another model (and not forced); a write failure.
+async fn start_state(
+    repo: &Repo,
+    store: &Store,
+    model_id: &str,
+    force: bool,
+) -> Result<SyncState, IndexError> {
+    let state = SyncState::load(repo);
+    if !force && !state.files.is_empty() && state.model_id != model_id {
+        return Err(IndexError::ModelMismatch {
+            index: state.model_id,
+            embedder: model_id.to_string(),
+        });
+    }
+    if !force && state.model_id == model_id {
+        return Ok(state);
+    }
+    let state = SyncState {
+        version: STATE_VERSION,
+        model_id: model_id.to_string(),
+        ..Default::default()
+    };
+    state.save(repo)?;
+    store.clear_forest().await?;
+    Ok(state)
+}
+
+/// After the batches: rows of vanished files deleted, the vocabulary, the
+/// shared store filled, the vector and full-text indexes brought up to date.
+async fn finish_sync(
+    store: &Store,
+    state: &mut SyncState,
+    deleted: &[String],
+    shared: &mut Option<SharedVectors>,
+    embedder: &Arc<dyn Embedder>,
+    nice: i32,
+    report: &mut SyncReport,
+) -> Result<(), IndexError> {
+    if !deleted.is_empty() {
+        store.delete_files(deleted).await?;
+        for d in deleted {
+            state.files.remove(d);
+        }
+    }
+    let changed = report.added + report.modified + report.deleted > 0;
+    if changed || state.vocabulary_words == 0 {
+        update_vocabulary(store, shared, embedder, nice, report).await?;
+        state.vocabulary_words = report.vocabulary_words;
+    } else {
+        report.vocabulary_words = state.vocabulary_words;
+    }
+    if let Some(s) = shared.as_mut() {
+        fill_shared(s, store, report).await?;
+    }
+    // Every file is stored in the current schema now: vectors kept from an
+    // older one are no longer needed.
+    store.drop_vector_cache().await?;
+    report.vector_index_seconds = store.ensure_vector_index().await?;
+    report.text_index_seconds = store.update_text_indexes(changed).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_start_small() {
+        let sizes = |n| batch_ranges(n).iter().map(|r| r.len()).collect::<Vec<_>>();
+        assert_eq!(sizes(1176), vec![16, 64, 256, 256, 256, 256, 72]);
+        assert_eq!(sizes(10), vec![10]);
+        assert!(sizes(0).is_empty());
+        assert_eq!(batch_ranges(100).last(), Some(&(80..100)));
+    }
+
+    #[test]
+    fn source_dirs_are_indexed_first_in_path_order() {
+        let mut todo: Vec<Candidate> = [
+            "README.md",
+            "app/b.php",
+            "tests/t.php",
+            "app/a.php",
+            "src/x.ts",
+        ]
+        .iter()
+        .map(|r| Candidate {
+            rel: r.to_string(),
+            abs: PathBuf::from(r),
+            size: 1,
+            mtime_ns: 0,
+        })
+        .collect();
+        source_dirs_first(&mut todo, &["src".into(), "app/".into()]);
+        let order: Vec<&str> = todo.iter().map(|c| c.rel.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "app/b.php",
+                "app/a.php",
+                "src/x.ts",
+                "README.md",
+                "tests/t.php"
+            ]
+        );
+    }
+}

@@ -1,0 +1,80 @@
+//! Names: the FQCN of a definition (namespace or module path + class),
+//! qualified names split (`A::b`, `A.b`, `Ns\\A`) and matched.
+
+use super::*;
+
+pub(super) fn fqcn(
+    lang: Lang,
+    rel_path: &str,
+    namespace: Option<&str>,
+    def: &Definition,
+) -> Option<String> {
+    match lang {
+        Lang::Php => {
+            if def.kind == "module" {
+                return Some(def.name.clone());
+            }
+            let mut parts: Vec<&str> = def
+                .scope
+                .as_deref()
+                .map(|s| s.split('.').collect())
+                .unwrap_or_default();
+            // A braced namespace encloses its classes: drop it from the scope.
+            if namespace.is_some() && parts.first().copied() == namespace {
+                parts.remove(0);
+            }
+            let class_path = parts.join("\\");
+            let prefix = namespace.map(|n| format!("{n}\\")).unwrap_or_default();
+            Some(match (class_path.is_empty(), def.kind.as_str()) {
+                (true, _) => format!("{prefix}{}", def.name),
+                (false, "method" | "constant" | "field") => {
+                    format!("{prefix}{class_path}::{}", def.name)
+                }
+                (false, _) => format!("{prefix}{class_path}\\{}", def.name),
+            })
+        }
+        Lang::Python => {
+            let module = rel_path
+                .trim_end_matches(".pyi")
+                .trim_end_matches(".py")
+                .trim_end_matches("/__init__")
+                .replace('/', ".");
+            Some(match &def.scope {
+                Some(s) => format!("{module}.{s}.{}", def.name),
+                None => format!("{module}.{}", def.name),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Splits `A.b`, `A::b`, `Ns\A` into (qualifier, name).
+pub fn split_qualified(symbol: &str) -> (Option<String>, String) {
+    let s = symbol.trim();
+    let idx = [
+        s.rfind("::").map(|i| (i, 2)),
+        s.rfind('.').map(|i| (i, 1)),
+        s.rfind('\\').map(|i| (i, 1)),
+    ]
+    .into_iter()
+    .flatten()
+    .max_by_key(|(i, _)| *i);
+    match idx {
+        Some((i, w)) if i > 0 && i + w < s.len() => {
+            (Some(s[..i].to_string()), s[i + w..].to_string())
+        }
+        _ => (None, s.trim_start_matches('\\').to_string()),
+    }
+}
+
+pub fn qualifier_matches(q: &str, d: &Definition) -> bool {
+    let q_norm = q.replace("::", ".").replace('\\', ".");
+    let scope = d.scope.as_deref().unwrap_or("");
+    let fq = d
+        .fqcn
+        .as_deref()
+        .unwrap_or("")
+        .replace("::", ".")
+        .replace('\\', ".");
+    scope == q_norm || scope.ends_with(&format!(".{q_norm}")) || fq.contains(&format!("{q_norm}."))
+}

@@ -1,0 +1,577 @@
+//! The replies of the code tools: each builds its value and text within
+//! `max_tokens` and says what it showed ([`Shown`]).
+
+use super::*;
+
+/// Reads lines `start..=end` (1-based) of a repository file within
+/// `max_tokens`; the text shows each line with its number (`n\tline`).
+///
+/// # Errors
+/// A path outside the repository or withheld, a directory, a binary or
+/// non-regular file, a start line past the end.
+pub(in crate::server) fn read_lines(
+    shared: &Shared,
+    file: &str,
+    start: Option<usize>,
+    end: Option<usize>,
+    max_tokens: usize,
+) -> Result<(FileLines, String), ToolError> {
+    let abs = shared.repo.resolve(file)?;
+    if abs.is_dir() {
+        return Err(ToolError::invalid(format!(
+            "`{file}` is a directory: give a file (get_symbols or analyze_structure list a directory)"
+        )));
+    }
+    let bytes = crate::repo::read_regular(&abs)
+        .map_err(|e| ToolError::invalid(format!("cannot read `{file}`: {e}")))?;
+    if crate::repo::bytes_look_binary(&bytes) {
+        return Err(ToolError::invalid(format!("`{file}` is binary")));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let start = start.unwrap_or(1).max(1);
+    if start > total.max(1) {
+        return Err(ToolError::invalid(format!(
+            "start_line {start} is past the end of `{file}` ({total} lines)"
+        )));
+    }
+    let end = end.unwrap_or(total).min(total);
+    let rel = shared.repo.rel(&abs);
+    let mut b = Budget::new(max_tokens);
+    b.force(&format!("{rel}:{start}-{end} of {total} lines\n"));
+    let wanted = &lines[start - 1..end.max(start - 1)];
+    let shown = b.push_each(wanted.iter().enumerate(), |(i, l)| {
+        format!("{}\t{l}\n", start + i)
+    });
+    let content: String = wanted[..shown].iter().map(|l| format!("{l}\n")).collect();
+    let last = start - 1 + shown;
+    let truncated = last < end;
+    let text = b.finish(&format!(
+        "… cut at line {last} to fit max_tokens: read_file {rel} start_line={} for more",
+        last + 1
+    ));
+    Ok((
+        FileLines {
+            file: rel,
+            start_line: start,
+            end_line: last,
+            total_lines: total,
+            content,
+            truncated: truncated || end < total,
+        },
+        text,
+    ))
+}
+
+/// The definitions of `files` that `keep` selects, capped at `max`; parse
+/// errors are reported for the files that contributed a result.
+pub(super) fn select_symbols(
+    files: &[(String, Arc<FileSymbols>)],
+    max: usize,
+    keep: impl Fn(&Definition) -> bool,
+) -> SymbolList {
+    let mut all = Vec::new();
+    let mut broken = Vec::new();
+    for (file, syms) in files {
+        let before = all.len();
+        all.extend(
+            syms.definitions
+                .iter()
+                .filter(|d| keep(d))
+                .map(|d| SymbolInfo::new(file, d)),
+        );
+        if syms.has_errors && all.len() > before {
+            broken.push(file.clone());
+        }
+    }
+    let total = all.len();
+    all.truncate(max);
+    SymbolList {
+        truncated: total > all.len(),
+        symbols: all,
+        total,
+        files_scanned: files.len(),
+        files_with_parse_errors: broken,
+    }
+}
+
+/// The text of a symbol list within `max_tokens`; the list keeps only the
+/// symbols the text shows.
+pub(super) fn list_text(list: &mut SymbolList, max_tokens: usize) -> String {
+    let mut b = Budget::new(max_tokens);
+    b.force(&format!("{} symbol(s)\n", list.total));
+    let shown = b.push_each(&list.symbols, |d| {
+        format!(
+            "{}:{}-{} {} {}  {}\n",
+            d.file,
+            d.line,
+            d.end_line,
+            d.kind,
+            d.fqcn.as_deref().unwrap_or(&d.name),
+            d.signature
+        )
+    });
+    list.symbols.truncate(shown);
+    list.truncated |= b.truncated || list.total > shown;
+    let total = list.total;
+    b.finish(&format!(
+        "… showing {shown} of {total}: narrow with path/kind/name, or raise max_tokens"
+    ))
+}
+
+pub(super) fn structure(defs: &[Definition], parent: Option<usize>) -> Vec<StructureNode> {
+    defs.iter()
+        .enumerate()
+        .filter(|(_, d)| d.parent == parent)
+        .map(|(i, d)| StructureNode {
+            name: d.name.clone(),
+            kind: d.kind.clone(),
+            line: d.line,
+            end_line: d.end_line,
+            signature: d.signature.clone(),
+            children: structure(defs, Some(i)),
+        })
+        .collect()
+}
+
+pub(super) fn render_tree(out: &mut String, nodes: &[StructureNode], depth: usize) {
+    for n in nodes {
+        let _ = writeln!(
+            out,
+            "{}{} {} [{}-{}]",
+            "  ".repeat(depth),
+            n.kind,
+            n.name,
+            n.line,
+            n.end_line
+        );
+        render_tree(out, &n.children, depth + 1);
+    }
+}
+
+impl Shared {
+    pub(super) fn scan(
+        &self,
+        path: Option<&str>,
+        language: Option<&str>,
+    ) -> Result<Vec<(String, Arc<FileSymbols>)>, SymbolError> {
+        let start = self.repo.resolve(path.unwrap_or(""))?;
+        self.symbols
+            .scan(&self.repo, &self.config, &start, language)
+    }
+}
+
+/// What a symbol list showed: the files of its symbols, and its total.
+pub(super) fn symbols_shown(list: &SymbolList) -> Shown {
+    let mut shown = Shown {
+        total: Some(list.total),
+        ..Shown::default()
+    };
+    for d in &list.symbols {
+        shown.name(&d.file);
+    }
+    shown
+}
+
+impl CodeIntel {
+    /// `search_text`'s reply: the matches that fit `max_tokens`; with at
+    /// least [`READ_CONTEXT_LINES`] of context, each shown match's lines
+    /// count as read.
+    pub(in crate::server) async fn search_text_reply(
+        &self,
+        p: SearchTextParams,
+    ) -> Result<Reply<text::TextResult>, ToolError> {
+        if !(1..=2000).contains(&p.max_results) || p.context_lines > 20 {
+            return Err(ToolError::invalid(
+                "max_results must be 1-2000 and context_lines 0-20",
+            ));
+        }
+        let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
+        let shared = Arc::clone(&self.shared);
+        let q = TextSearch {
+            pattern: p.pattern,
+            literal: p.literal,
+            case: p.case,
+            word: p.word,
+            path: p.path.unwrap_or_default(),
+            glob: p.glob,
+            file_type: p.file_type,
+            context_lines: p.context_lines,
+            max_results: p.max_results,
+        };
+        let mut r = blocking(move || text::search(&shared.repo, &shared.config, &q)).await??;
+        let mut b = Budget::new(max_tokens);
+        b.force(&format!(
+            "{} match(es) in {} file(s)\n",
+            r.total, r.files_with_matches
+        ));
+        let shown = b.push_each(&r.matches, |m| {
+            let mut item = String::new();
+            for (i, l) in m.context_before.iter().enumerate() {
+                let _ = writeln!(
+                    item,
+                    "{}-{}- {l}",
+                    m.file,
+                    m.line as usize - m.context_before.len() + i
+                );
+            }
+            let _ = writeln!(item, "{}:{}:{}: {}", m.file, m.line, m.column, m.content);
+            for (i, l) in m.context_after.iter().enumerate() {
+                let _ = writeln!(item, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
+            }
+            item
+        });
+        r.matches.truncate(shown);
+        r.truncated |= b.truncated || r.total > shown;
+        let text = b.finish(&format!(
+            "… showing {shown} of {}: narrow with path/glob, or raise max_tokens",
+            r.total
+        ));
+        // Matches with context show the code around them: those lines count as read.
+        let mut seen = Shown {
+            total: Some(r.total),
+            ..Shown::default()
+        };
+        for m in &r.matches {
+            let line = m.line as usize;
+            if p.context_lines >= READ_CONTEXT_LINES {
+                let start = line - m.context_before.len();
+                seen.read(&m.file, start, line + m.context_after.len());
+            } else {
+                seen.name(&m.file);
+            }
+        }
+        Ok(Reply::new(r, text).with_shown(seen))
+    }
+
+    /// `find_definitions`'s reply: names and locations (nothing read).
+    pub(in crate::server) async fn find_definitions_reply(
+        &self,
+        p: FindDefinitionsParams,
+    ) -> Result<Reply<SymbolList>, ToolError> {
+        let max_tokens = check_max_tokens(p.max_tokens, 1000).map_err(ToolError::invalid)?;
+        if p.symbol.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "symbol is empty: give a name such as `authenticate` or `AuthService::authenticate`",
+            ));
+        }
+        let shared = Arc::clone(&self.shared);
+        let symbol = p.symbol.clone();
+        let mut list = blocking(move || -> Result<SymbolList, SymbolError> {
+            let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
+            let (qualifier, name) = if p.exact_match {
+                split_qualified(&p.symbol)
+            } else {
+                (None, p.symbol.clone())
+            };
+            let needle = name.to_lowercase();
+            Ok(select_symbols(&files, p.max_results, |d| {
+                let name_ok = if p.exact_match {
+                    d.name == name
+                } else {
+                    d.name.to_lowercase().contains(&needle)
+                };
+                name_ok
+                    && p.kind.as_deref().is_none_or(|k| d.kind == k)
+                    && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
+            }))
+        })
+        .await??;
+        let text = if list.total == 0 {
+            format!(
+                "no definition of `{symbol}` in {} file(s); try exact_match=false, or search_text for the name",
+                list.files_scanned
+            )
+        } else {
+            list_text(&mut list, max_tokens)
+        };
+        let shown = symbols_shown(&list);
+        Ok(Reply::new(list, text).with_shown(shown))
+    }
+
+    /// `find_references`'s reply: uses with their enclosing definitions
+    /// (names and locations; the total is the session's reference check).
+    pub(in crate::server) async fn find_references_reply(
+        &self,
+        p: FindReferencesParams,
+    ) -> Result<Reply<references::ReferenceList>, ToolError> {
+        let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
+        let (name, class) = references::target(&p.symbol).ok_or_else(|| {
+            ToolError::invalid(format!(
+                "`{}` is not an identifier: give a symbol name such as `authenticate`",
+                p.symbol
+            ))
+        })?;
+        let shared = Arc::clone(&self.shared);
+        let scope = references::Within {
+            path: p.path.clone().unwrap_or_default(),
+            language: p.language.clone(),
+        };
+        let mut list = blocking(move || {
+            references::find(
+                &shared.repo,
+                &shared.config,
+                &shared.symbols,
+                &name,
+                class.as_deref(),
+                &scope,
+                p.max_results,
+            )
+        })
+        .await??;
+        let mut b = Budget::new(max_tokens);
+        b.force(&format!(
+            "{} reference(s){}\n",
+            list.total,
+            if list.unresolved > 0 {
+                format!(
+                    " resolved to the class; {} bare-name match(es) that do not resolve to it left out",
+                    list.unresolved
+                )
+            } else {
+                String::new()
+            }
+        ));
+        let shown = b.push_each(&list.references, |r| {
+            let within = r
+                .enclosing
+                .as_ref()
+                .map(|e| format!(" (in {} {})", e.kind, e.name))
+                .unwrap_or_default();
+            format!(
+                "{}:{}:{} [{}]{within}: {}\n",
+                r.file,
+                r.line,
+                r.column,
+                r.kind,
+                r.content.trim()
+            )
+        });
+        list.references.truncate(shown);
+        list.truncated |= b.truncated || list.total > shown;
+        let text = b.finish(&format!(
+            "… showing {shown} of {}: narrow with path, or raise max_tokens",
+            list.total
+        ));
+        let mut seen = Shown {
+            total: Some(list.total),
+            ..Shown::default()
+        };
+        for r in &list.references {
+            seen.name(&r.file);
+        }
+        Ok(Reply::new(list, text).with_shown(seen))
+    }
+
+    /// `get_symbols`'s reply: names and locations (nothing read).
+    pub(in crate::server) async fn get_symbols_reply(
+        &self,
+        p: GetSymbolsParams,
+    ) -> Result<Reply<SymbolList>, ToolError> {
+        let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
+        let shared = Arc::clone(&self.shared);
+        let mut list = blocking(move || -> Result<SymbolList, SymbolError> {
+            let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
+            let needle = p.name.as_deref().map(str::to_lowercase);
+            Ok(select_symbols(&files, p.max_results, |d| {
+                p.kind.as_deref().is_none_or(|k| d.kind == k)
+                    && needle
+                        .as_deref()
+                        .is_none_or(|n| d.name.to_lowercase().contains(n))
+            }))
+        })
+        .await??;
+        let text = list_text(&mut list, max_tokens);
+        let shown = symbols_shown(&list);
+        Ok(Reply::new(list, text).with_shown(shown))
+    }
+
+    /// `analyze_structure`'s reply: symbol trees (nothing read).
+    pub(in crate::server) async fn analyze_structure_reply(
+        &self,
+        p: AnalyzeStructureParams,
+    ) -> Result<Reply<StructureResult>, ToolError> {
+        let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
+        let shared = Arc::clone(&self.shared);
+        let path = p.path.clone();
+        let mut r = blocking(move || -> Result<StructureResult, SymbolError> {
+            let files = shared.scan(Some(&p.path), None)?;
+            let truncated = files.len() > p.max_files;
+            let files = files
+                .into_iter()
+                .take(p.max_files)
+                .map(|(file, s)| FileStructure {
+                    file,
+                    language: s.lang.name().to_string(),
+                    lines: s.line_count,
+                    has_parse_errors: s.has_errors,
+                    symbols: structure(&s.definitions, None),
+                })
+                .collect();
+            Ok(StructureResult { files, truncated })
+        })
+        .await??;
+        if r.files.is_empty() {
+            return Err(ToolError::invalid(format!(
+                "no file with a supported language ({}) at `{path}`",
+                crate::lang::Lang::names().join(", ")
+            )));
+        }
+        let mut b = Budget::new(max_tokens);
+        let mut shown = b.push_each(&r.files, |f| {
+            let mut item = format!(
+                "{} ({}, {} lines{})\n",
+                f.file,
+                f.language,
+                f.lines,
+                if f.has_parse_errors {
+                    ", parse errors"
+                } else {
+                    ""
+                }
+            );
+            render_tree(&mut item, &f.symbols, 1);
+            item
+        });
+        if shown == 0 {
+            // One file larger than the budget: its tree without members.
+            let f = &mut r.files[0];
+            for n in &mut f.symbols {
+                n.children.clear();
+            }
+            let mut item = format!(
+                "{} ({}, {} lines; members left out)\n",
+                f.file, f.language, f.lines
+            );
+            render_tree(&mut item, &f.symbols, 1);
+            b.force(&item);
+            shown = 1;
+        }
+        r.truncated |= shown < r.files.len() || b.truncated;
+        r.files.truncate(shown);
+        let text = b.finish(
+            "… cut to fit max_tokens: give a file or a smaller directory, or raise max_tokens",
+        );
+        let mut seen = Shown::default();
+        for f in &r.files {
+            seen.name(&f.file);
+        }
+        Ok(Reply::new(r, text).with_shown(seen))
+    }
+
+    /// `get_function_at_line`'s reply: the enclosing definition's source
+    /// within `max_tokens` (the lines shown count as read).
+    pub(in crate::server) async fn function_at_line_reply(
+        &self,
+        p: FunctionAtLineParams,
+    ) -> Result<Reply<FunctionAtLine>, ToolError> {
+        let max_tokens = check_max_tokens(p.max_tokens, 2000).map_err(ToolError::invalid)?;
+        let shared = Arc::clone(&self.shared);
+        let mut f = blocking(move || function_at_line(&shared, &p.file, p.line)).await??;
+        let mut b = Budget::new(max_tokens);
+        b.force(&format!(
+            "{}:{}-{} {} {}\n",
+            f.file,
+            f.line,
+            f.end_line,
+            f.kind,
+            f.fqcn.as_deref().unwrap_or(&f.name),
+        ));
+        let lines: Vec<&str> = f.source.lines().collect();
+        let shown = b.push_each(&lines, |l| format!("{l}\n"));
+        let kept: String = lines[..shown].iter().map(|l| format!("{l}\n")).collect();
+        let last = f.line + shown.saturating_sub(1);
+        let cut = b.truncated;
+        let text = b.finish(&format!(
+            "… cut at line {last}: read_file {} start_line={} for the rest",
+            f.file,
+            last + 1
+        ));
+        if cut {
+            f.source = kept;
+        }
+        let mut seen = Shown::default();
+        seen.read(&f.file, f.line, last);
+        Ok(Reply::new(f, text).with_shown(seen))
+    }
+
+    /// `read_file`'s reply: the lines that fit (they count as read).
+    pub(in crate::server) async fn read_file_reply(
+        &self,
+        p: ReadFileParams,
+    ) -> Result<Reply<FileLines>, ToolError> {
+        let max_tokens = check_max_tokens(p.max_tokens, 2000).map_err(ToolError::invalid)?;
+        if let (Some(a), Some(b)) = (p.start_line, p.end_line)
+            && b < a
+        {
+            return Err(ToolError::invalid(format!(
+                "end_line {b} is before start_line {a}"
+            )));
+        }
+        let shared = Arc::clone(&self.shared);
+        let (lines, text) =
+            blocking(move || read_lines(&shared, &p.file, p.start_line, p.end_line, max_tokens))
+                .await??;
+        let mut seen = Shown::default();
+        seen.read(&lines.file, lines.start_line, lines.end_line);
+        Ok(Reply::new(lines, text).with_shown(seen))
+    }
+}
+
+/// The definition enclosing 1-based `line` of `file`, with its source.
+///
+/// # Errors
+/// A path outside the repository, a directory, a file without a grammar,
+/// a line outside the file or outside every definition.
+pub(super) fn function_at_line(
+    shared: &Shared,
+    file: &str,
+    line: usize,
+) -> Result<FunctionAtLine, ToolError> {
+    let abs = shared.repo.resolve(file)?;
+    if abs.is_dir() {
+        return Err(ToolError::invalid(format!(
+            "`{file}` is a directory: give a file"
+        )));
+    }
+    let syms = shared
+        .symbols
+        .get(&shared.repo, &abs, shared.config.max_file_size)?
+        .ok_or_else(|| {
+            ToolError::invalid(format!(
+                "`{file}` is not in a language code-intel parses ({}), is binary or larger than max_file_size",
+                crate::lang::Lang::names().join(", ")
+            ))
+        })?;
+    if line == 0 || line > syms.line_count.max(1) {
+        return Err(ToolError::invalid(format!(
+            "line {line} is outside `{file}` (1-{})",
+            syms.line_count
+        )));
+    }
+    let d = syms.enclosing(line).ok_or_else(|| {
+        ToolError::invalid(format!(
+            "no function, method or class encloses {file}:{line}; use analyze_structure to see the file's symbols"
+        ))
+    })?;
+    let text = crate::repo::read_regular(&abs).map_err(ToolError::failed)?;
+    let text = String::from_utf8_lossy(&text);
+    let source = text
+        .lines()
+        .skip(d.line - 1)
+        .take(d.end_line + 1 - d.line)
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(FunctionAtLine {
+        file: shared.repo.rel(&abs),
+        name: d.name.clone(),
+        kind: d.kind.clone(),
+        line: d.line,
+        end_line: d.end_line,
+        scope: d.scope.clone(),
+        signature: d.signature.clone(),
+        fqcn: d.fqcn.clone(),
+        source,
+    })
+}

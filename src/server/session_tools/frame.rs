@@ -1,0 +1,152 @@
+//! Starting a session and its query frame: start_session, set_query_frame,
+//! get_session_status.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+
+use super::{
+    SessionParams, SetQueryFrameParams, StartSessionParams, frame_set, frame_text, view_reply,
+};
+use crate::learn::{DECISIONS_LOG, Decision, DecisionRecord};
+use crate::relevance::CALIBRATED;
+use crate::server::wire::{FrameReply, SessionStarted};
+use crate::server::{CodeIntel, Reply, ToolError, blocking};
+use crate::session::{self, EXTRACTION_PROMPT, Intent, Session};
+use crate::util::now_secs;
+
+#[tool_router(router = session_frame_router, vis = "pub(in crate::server)")]
+impl CodeIntel {
+    /// Starts a gated session for a user request (`slots` sets the frame at once): session_id, extraction prompt, a matching past agreement. Pass session_id to code tools as evidence.
+    #[tool(annotations(
+        title = "Start session",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn start_session(
+        &self,
+        Parameters(p): Parameters<StartSessionParams>,
+    ) -> Result<CallToolResult, ToolError> {
+        if p.query.trim().is_empty() {
+            return Err(ToolError::invalid(
+                "query is empty: pass the user's request verbatim",
+            ));
+        }
+        let shared = &self.shared;
+        let s = shared.sessions.create(Session::new(p.intent, &p.query))?;
+        *shared
+            .current_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(s.id.clone());
+        // Map first: a past agreement for a similar request (calibrated threshold).
+        let mut map_hint = None;
+        let mut map_checked = false;
+        if let (Ok(embedder), Ok(store)) = (shared.embedder(), shared.store(false).await) {
+            let q = p.query.clone();
+            if let Ok(Ok(v)) = blocking(move || embedder.embed_query(&q)).await
+                && let Ok(hits) = store.search_map(&v, 1).await
+            {
+                map_checked = true;
+                map_hint = hits
+                    .into_iter()
+                    .find(|h| h.score >= CALIBRATED.map_short_circuit);
+            }
+        }
+        let record = DecisionRecord {
+            at: now_secs(),
+            session_id: Some(s.id.clone()),
+            query: s.query.clone(),
+            decision: Decision::StartSession {
+                intent: s.intent,
+                risk: s.risk,
+                map_hint: map_hint.clone(),
+                map_checked,
+            },
+        };
+        if let Err(e) = shared.sessions.log(DECISIONS_LOG, &record) {
+            tracing::warn!("cannot log the decision: {e}");
+        }
+        let mut text = format!(
+            "session {} started ({}, phase {}).{}",
+            s.id,
+            s.intent,
+            s.phase,
+            match &map_hint {
+                Some(h) => format!(
+                    " Past agreement matches: {}.",
+                    serde_json::to_string(h).unwrap_or_default()
+                ),
+                None => String::new(),
+            },
+        );
+        let mut out = SessionStarted {
+            session_id: s.id.clone(),
+            intent: s.intent,
+            phase: s.phase,
+            risk_level: s.risk,
+            map_hint,
+            index: shared.readiness().message,
+            extraction_prompt: None,
+            frame: None,
+            next: String::new(),
+        };
+        let s = match p.slots {
+            Some(slots) => {
+                let (s, rejected, consistency) = self.apply_frame(&s.id, slots).await?;
+                text.push('\n');
+                text.push_str(&frame_text(&s, &rejected, &consistency));
+                out.frame = Some(frame_set(&s, rejected));
+                s
+            }
+            None => {
+                if matches!(s.intent, Intent::Implement | Intent::Modify) {
+                    text.push(' ');
+                    text.push_str(EXTRACTION_PROMPT);
+                    out.extraction_prompt = Some(EXTRACTION_PROMPT);
+                } else {
+                    text.push_str(&format!(" next: {}", session::next_step(&s)));
+                }
+                s
+            }
+        };
+        out.next = session::next_step(&s);
+        Reply::new(out, text).into_result()
+    }
+
+    /// Sets the query frame: a slot is rejected unless its quote is verbatim in the request and its value means what the quote says. Returns missing slots, risk, requirements, guidance.
+    #[tool(annotations(
+        title = "Set query frame",
+        read_only_hint = false,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn set_query_frame(
+        &self,
+        Parameters(p): Parameters<SetQueryFrameParams>,
+    ) -> Result<CallToolResult, ToolError> {
+        let (s, rejected, consistency) = self.apply_frame(&p.session.session_id, p.slots).await?;
+        let text = frame_text(&s, &rejected, &consistency);
+        let out = FrameReply {
+            frame: frame_set(&s, rejected),
+            consistency,
+            missing_slots: session::missing_slots(&s.frame),
+            risk_level: s.risk,
+            next: session::next_step(&s),
+        };
+        Reply::new(out, text).into_result()
+    }
+
+    /// Phase, frame, risk, requirements still missing, evidence and hypotheses of a session.
+    #[tool(annotations(
+        title = "Session status",
+        read_only_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_session_status(
+        &self,
+        Parameters(p): Parameters<SessionParams>,
+    ) -> Result<CallToolResult, ToolError> {
+        view_reply(&self.shared.sessions.get(&p.session_id)?).into_result()
+    }
+}

@@ -1,0 +1,430 @@
+//! Session tools (docs/sessions.md): start, frame, status, understanding,
+//! relevance, hypotheses and their verification, the write gate, recovery
+//! and the learning loop. Handlers parse parameters, gather facts about the
+//! code, apply one [`session::Event`] through the state machine under the
+//! session's lock, and format the result; refusals are tool errors with
+//! `recovery_options`.
+
+mod evidence;
+mod frame;
+mod outcome;
+mod write;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::wire::{FrameSet, SessionView};
+use super::{CodeIntel, NoFacts, Reply, Shared, ToolError, blocking};
+use crate::relevance::{self, CALIBRATED};
+use crate::search::symbols::{Definition, qualifier_matches, split_qualified};
+use crate::session::{
+    self, Event, Intent, Requirement, SemanticReason, Session, SessionOutcome, Slot, SlotName,
+    Understanding,
+};
+
+/// Parameters of `start_session`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct StartSessionParams {
+    /// IMPLEMENT (new behaviour), MODIFY (change/fix), INVESTIGATE or QUESTION (read only; never write).
+    pub intent: Intent,
+    /// The user's request, verbatim (any language).
+    pub query: String,
+    /// Optional: the query frame at once (as set_query_frame).
+    #[serde(default)]
+    pub slots: Option<SlotsInput>,
+}
+
+/// Parameters naming a session (flattened into every session tool's).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SessionParams {
+    /// The id returned by start_session.
+    pub session_id: String,
+}
+
+/// The four slots; each optional.
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct SlotsInput {
+    /// Feature or component, e.g. {"value": "login", "quote": "ログイン機能"}.
+    #[serde(default)]
+    pub target_feature: Option<Slot>,
+    /// When it happens.
+    #[serde(default)]
+    pub trigger_condition: Option<Slot>,
+    /// What goes wrong now.
+    #[serde(default)]
+    pub observed_issue: Option<Slot>,
+    /// What the user wants done.
+    #[serde(default)]
+    pub desired_action: Option<Slot>,
+}
+
+/// Parameters of `set_query_frame`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SetQueryFrameParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    /// Slots of the request; each `quote` verbatim from it.
+    pub slots: SlotsInput,
+}
+
+/// Parameters of `submit_understanding`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SubmitUnderstandingParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    #[serde(flatten)]
+    pub understanding: Understanding,
+    /// To enter SEMANTIC when exact tools found nothing: missing requirement → reason (docs/sessions.md).
+    #[serde(default)]
+    pub semantic_reasons: BTreeMap<Requirement, SemanticReason>,
+}
+
+/// Parameters of `validate_symbol_relevance`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ValidateRelevanceParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    /// The natural-language term from the request, e.g. ログイン.
+    pub nl_term: String,
+    /// Symbols the agent maps it to.
+    pub symbols: Vec<String>,
+    /// file:line where the term and symbol meet. Required.
+    pub code_evidence: String,
+}
+
+/// One hypothesis from forest search.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct HypothesisInput {
+    /// Symbol name as find_definitions knows it.
+    pub symbol: String,
+    /// Repo-relative file of the symbol.
+    pub file: String,
+    /// Slot or requirement it fills.
+    pub slot_source: String,
+    /// Why the search result supports it.
+    pub reason: String,
+}
+
+/// Parameters of `submit_semantic`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SubmitSemanticParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    /// Candidates from forest search.
+    pub hypotheses: Vec<HypothesisInput>,
+}
+
+/// One verification result.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct VerificationInput {
+    /// The hypothesis symbol.
+    pub symbol: String,
+    /// true: confirmed by the code; false: rejected.
+    pub confirmed: bool,
+    /// Code evidence (file:line and what it shows); required to confirm.
+    #[serde(default)]
+    pub evidence: String,
+}
+
+/// Parameters of `submit_verification`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SubmitVerificationParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    /// One per hypothesis symbol.
+    pub results: Vec<VerificationInput>,
+}
+
+/// Parameters of `check_write_target`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CheckWriteParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    /// Repo-relative file about to be edited or created.
+    pub file_path: String,
+    /// Creating a new file. Default false.
+    #[serde(default)]
+    pub allow_new_files: bool,
+}
+
+/// Parameters of `add_explored_files`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct AddExploredParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    /// Files to read now (content returned).
+    pub files: Vec<String>,
+    /// Why the change needs them (kept in the session's evidence). Required.
+    pub reason: String,
+    /// Reply budget, tokens (estimated), 100-20000. Default 3000.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
+}
+
+/// Parameters of `revert_to_exploration`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RevertParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    /// Keep understanding, hypotheses, read files. Default true.
+    #[serde(default = "yes")]
+    pub keep_results: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Parameters of `record_outcome`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RecordOutcomeParams {
+    #[serde(flatten)]
+    pub session: SessionParams,
+    /// success, failure or partial.
+    pub outcome: SessionOutcome,
+    /// What worked or went wrong.
+    #[serde(default)]
+    pub analysis: String,
+    /// For failure/partial: where it went wrong (exploration, wrong_symbol, …).
+    #[serde(default)]
+    pub failure_point: Option<String>,
+}
+
+/// The session view as a reply.
+fn view_reply(s: &Session) -> Reply<SessionView> {
+    let v = SessionView::of(s);
+    let text = view_text(&v);
+    Reply::new(v, text)
+}
+
+fn view_text(v: &SessionView) -> String {
+    format!(
+        "session {} {} phase {}, risk {}; needs {}; read {} file(s); next: {}",
+        v.session_id,
+        v.intent,
+        v.phase,
+        v.risk_level,
+        needs_text(&v.requirements),
+        v.explored_files.len(),
+        v.next
+    )
+}
+
+/// The requirements in words.
+fn needs_text(r: &session::Requirements) -> String {
+    if r.needs.is_empty() {
+        return "nothing".into();
+    }
+    r.needs
+        .iter()
+        .map(|n| {
+            let name = n.name().to_string();
+            if *n == Requirement::EntryPoints && r.all_entry_points {
+                format!("{name} (every entry point)")
+            } else {
+                name
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What is missing and rejected, one line each, for replies.
+fn assessment_text(a: &session::Assessment) -> String {
+    let mut out = String::new();
+    for (r, what) in &a.missing {
+        out.push_str(&format!("\n- missing {}: {what}", r.name()));
+    }
+    for c in &a.rejected_claims {
+        out.push_str(&format!("\n- rejected: {c}"));
+    }
+    out
+}
+
+/// What the state machine needs to know about the repository, computed on
+/// the blocking pool (the first call parses every file; later ones reuse the
+/// symbol cache).
+struct RepoFacts {
+    /// (repo-relative file, definition).
+    defs: Vec<(String, Definition)>,
+    names: HashSet<String>,
+    repo: crate::repo::Repo,
+}
+
+impl session::CodeFacts for RepoFacts {
+    /// Files defining `symbol` (plain or qualified: `Class::method`,
+    /// `Class.method`, `Ns\Class`).
+    fn definition_files(&self, symbol: &str) -> Vec<String> {
+        let (qualifier, name) = split_qualified(symbol);
+        if qualifier.is_none() && !self.names.contains(&name) {
+            return Vec::new();
+        }
+        let mut files: Vec<String> = self
+            .defs
+            .iter()
+            .filter(|(_, d)| {
+                d.name == name && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
+            })
+            .map(|(f, _)| f.clone())
+            .collect();
+        files.dedup();
+        files
+    }
+
+    fn file_exists(&self, rel: &str) -> bool {
+        self.repo.resolve(rel).is_ok_and(|p| p.is_file())
+    }
+}
+
+impl Shared {
+    /// Every definition in the repository. CPU-bound: call it through
+    /// [`Shared::with_facts`].
+    fn facts(&self) -> RepoFacts {
+        let root = self.repo.root().to_path_buf();
+        let defs: Vec<(String, Definition)> = self
+            .symbols
+            .scan(&self.repo, &self.config, &root, None)
+            .map(|files| {
+                files
+                    .into_iter()
+                    .flat_map(|(f, s)| {
+                        s.definitions
+                            .iter()
+                            .map(|d| (f.clone(), d.clone()))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        RepoFacts {
+            names: defs.iter().map(|(_, d)| d.name.clone()).collect(),
+            defs,
+            repo: self.repo.clone(),
+        }
+    }
+
+    /// [`Shared::transition`] with facts about the code, all on the
+    /// blocking pool (parsing, then the session's locked read-modify-write).
+    async fn transition_on_pool(
+        self: &Arc<Self>,
+        id: &str,
+        event: Event,
+    ) -> Result<(session::Step, Session), ToolError> {
+        let (shared, id) = (Arc::clone(self), id.to_string());
+        blocking(move || {
+            let facts = shared.facts();
+            shared.transition(&id, event, &facts)
+        })
+        .await?
+    }
+}
+
+/// The reply text after a frame was set: what was accepted and rejected
+/// (with why), the risk, what READY needs and what to do next.
+fn frame_text(
+    s: &Session,
+    rejected: &[session::SlotRejection],
+    consistency: &BTreeMap<SlotName, f32>,
+) -> String {
+    let names = |slots: Vec<SlotName>| {
+        slots
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut t = format!(
+        "frame: {} slot(s) accepted [{}]; missing [{}]; risk {} (from what the change touches, judged at submit_understanding); needs {}",
+        s.frame.len(),
+        names(s.frame.keys().copied().collect()),
+        names(session::missing_slots(&s.frame)),
+        s.risk,
+        needs_text(&s.requirements),
+    );
+    if consistency.is_empty() {
+        t.push_str("; value/quote consistency not checked (model not loaded)");
+    }
+    for r in rejected {
+        t.push_str(&format!("\n- rejected {}: {}", r.slot, r.reason));
+    }
+    for m in session::missing_slots(&s.frame) {
+        let (hint, tools) = session::guidance(m);
+        t.push_str(&format!(
+            "\n- {m} not in the request: {hint} ({})",
+            tools.join(", ")
+        ));
+    }
+    t.push_str(&format!("\nnext: {}", session::next_step(s)));
+    t
+}
+
+/// The frame as set, for replies.
+fn frame_set(s: &Session, rejected: Vec<session::SlotRejection>) -> FrameSet {
+    FrameSet {
+        accepted: s.frame.keys().copied().collect(),
+        rejected,
+        requirements: s.requirements.clone(),
+    }
+}
+
+impl CodeIntel {
+    /// Verifies `slots` against the session's request (quotes verbatim, values
+    /// consistent with their quotes when the model is loaded) and applies the
+    /// frame. Returns the session, the rejections and the consistency scores
+    /// (empty when the model is not loaded).
+    ///
+    /// # Errors
+    /// Unknown session; an unreadable session file.
+    async fn apply_frame(
+        &self,
+        id: &str,
+        slots: SlotsInput,
+    ) -> Result<
+        (
+            Session,
+            Vec<session::SlotRejection>,
+            BTreeMap<SlotName, f32>,
+        ),
+        ToolError,
+    > {
+        let slots: Vec<(SlotName, Slot)> = [
+            (SlotName::TargetFeature, slots.target_feature),
+            (SlotName::TriggerCondition, slots.trigger_condition),
+            (SlotName::ObservedIssue, slots.observed_issue),
+            (SlotName::DesiredAction, slots.desired_action),
+        ]
+        .into_iter()
+        .filter_map(|(n, s)| s.map(|s| (n, s)))
+        .collect();
+        let query = self.shared.sessions.get(id)?.query;
+        let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
+        // Value/quote consistency: a value that means something else than its
+        // quote (below the calibrated threshold) is rejected too. Needs the
+        // model; without it the check is skipped and said so.
+        let mut consistency = BTreeMap::new();
+        if let Ok(embedder) = self.shared.embedder() {
+            let names: Vec<SlotName> = frame.keys().copied().collect();
+            let pairs: Vec<(String, String)> = frame
+                .values()
+                .map(|s| (s.value.clone(), s.quote.clone()))
+                .collect();
+            if let Ok(scores) =
+                blocking(move || relevance::score_pairs(embedder.as_ref(), &pairs)).await?
+            {
+                consistency = names.into_iter().zip(scores).collect();
+                rejected.extend(relevance::check_values(
+                    &CALIBRATED,
+                    &mut frame,
+                    &consistency,
+                ));
+            }
+        }
+        let (_, s) = self
+            .shared
+            .transition(id, Event::FrameSet { frame }, &NoFacts)?;
+        Ok((s, rejected, consistency))
+    }
+}

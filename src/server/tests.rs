@@ -1,0 +1,332 @@
+//! What each reading tool's reply marks as named and read (the write gate's
+//! evidence), and how often a gated call touches the session file. The
+//! tools run on a real repository in a temporary directory; `query` and
+//! `semantic_search` use a deterministic embedder (hashed words), which is
+//! enough to decide which files a reply shows.
+
+use std::sync::Arc;
+
+use super::code_tools::*;
+
+use super::*;
+use crate::embed::{EmbedError, Embedder};
+use crate::session::{Intent, Session, Tool};
+
+const ORDER: &str = "<?php
+
+namespace App\\Models;
+
+class Order
+{
+    /// The order total, rounded.
+    public function total(): float
+    {
+        $sum = 0;
+        foreach ($this->lines as $line) {
+            $sum += $line->price;
+        }
+        return round($sum, 2);
+    }
+
+    public function ship(): void
+    {
+        $this->shipped = true;
+    }
+}
+";
+
+const SERVICE: &str = "<?php
+
+namespace App\\Services;
+
+use App\\Models\\Order;
+
+class OrderService
+{
+    public function place(Order $order): float
+    {
+        return $order->total();
+    }
+}
+";
+
+/// A deterministic embedder: each word adds 1 to one of 384 dimensions.
+struct HashedWords;
+
+impl HashedWords {
+    fn vector(text: &str) -> Vec<f32> {
+        let mut v = vec![0.0f32; crate::embed::E5_DIM];
+        for w in text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            let h = crate::util::sha256_hex(w.to_lowercase().as_bytes());
+            let i = usize::from_str_radix(&h[..4], 16).unwrap_or(0) % v.len();
+            v[i] += 1.0;
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+        v.iter().map(|x| x / norm).collect()
+    }
+}
+
+impl Embedder for HashedWords {
+    fn dim(&self) -> usize {
+        crate::embed::E5_DIM
+    }
+    fn model_id(&self) -> String {
+        "hashed-words".into()
+    }
+    fn embed_passages(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| Self::vector(t)).collect())
+    }
+    fn embed_queries(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| Self::vector(t)).collect())
+    }
+}
+
+fn repo() -> (tempfile::TempDir, CodeIntel) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("app/Models")).unwrap();
+    std::fs::create_dir_all(dir.path().join("app/Services")).unwrap();
+    std::fs::write(dir.path().join("app/Models/Order.php"), ORDER).unwrap();
+    std::fs::write(dir.path().join("app/Services/OrderService.php"), SERVICE).unwrap();
+    let repo = crate::repo::Repo::open(dir.path()).unwrap();
+    let config = crate::config::Config::default();
+    (dir, CodeIntel::new(repo, config))
+}
+
+fn params<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+    serde_json::from_value(v).unwrap()
+}
+
+fn named(s: &Shown) -> Vec<&str> {
+    s.named.iter().map(String::as_str).collect()
+}
+
+fn read(s: &Shown) -> Vec<(&str, usize, usize)> {
+    s.read
+        .iter()
+        .flat_map(|(f, r)| r.iter().map(move |(a, b)| (f.as_str(), *a, *b)))
+        .collect()
+}
+
+#[tokio::test]
+async fn read_file_and_function_at_line_read_the_lines_they_return() {
+    let (_d, s) = repo();
+    let r = s
+        .read_file_reply(params(
+            serde_json::json!({"file": "app/Models/Order.php", "start_line": 7, "end_line": 9}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(read(&r.shown), [("app/Models/Order.php", 7, 9)]);
+    // The budget cuts the file: only the lines shown are read.
+    let r = s
+        .read_file_reply(params(
+            serde_json::json!({"file": "app/Models/Order.php", "max_tokens": 100}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        read(&r.shown),
+        [("app/Models/Order.php", 1, r.value.end_line)]
+    );
+    assert!(r.value.end_line < 22, "{}", r.value.end_line);
+
+    let r = s
+        .function_at_line_reply(params(
+            serde_json::json!({"file": "app/Models/Order.php", "line": 11}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value.name, "total");
+    assert_eq!(
+        read(&r.shown),
+        [("app/Models/Order.php", r.value.line, r.value.end_line)]
+    );
+}
+
+#[tokio::test]
+async fn names_in_results_are_not_reads() {
+    let (_d, s) = repo();
+    let r = s
+        .find_definitions_reply(params(serde_json::json!({"symbol": "total"})))
+        .await
+        .unwrap();
+    assert_eq!(named(&r.shown), ["app/Models/Order.php"]);
+    assert!(r.shown.read.is_empty());
+    assert_eq!(r.shown.total, Some(1));
+
+    let r = s
+        .find_references_reply(params(serde_json::json!({"symbol": "Order::total"})))
+        .await
+        .unwrap();
+    assert_eq!(named(&r.shown), ["app/Services/OrderService.php"]);
+    assert!(r.shown.read.is_empty());
+    assert_eq!(r.shown.total, Some(1));
+
+    let r = s
+        .get_symbols_reply(params(serde_json::json!({"path": "app"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        named(&r.shown),
+        ["app/Models/Order.php", "app/Services/OrderService.php"]
+    );
+    assert!(r.shown.read.is_empty());
+
+    let r = s
+        .analyze_structure_reply(params(serde_json::json!({"path": "app/Models"})))
+        .await
+        .unwrap();
+    assert_eq!(named(&r.shown), ["app/Models/Order.php"]);
+    assert!(r.shown.read.is_empty());
+
+    // Matching lines alone are not a read; with three lines of context they are.
+    let r = s
+        .search_text_reply(params(serde_json::json!({"pattern": "total"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        named(&r.shown),
+        ["app/Models/Order.php", "app/Services/OrderService.php"]
+    );
+    assert!(r.shown.read.is_empty());
+    let r = s
+        .search_text_reply(params(
+            serde_json::json!({"pattern": "function total", "context_lines": 3}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(read(&r.shown), [("app/Models/Order.php", 5, 11)]);
+}
+
+#[tokio::test]
+async fn query_reads_only_the_files_whose_code_it_shows() {
+    let (_d, s) = repo();
+    let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
+    *s.shared.model.write().unwrap() = ModelState::Ready(Arc::clone(&embedder));
+    let store = s.shared.store(false).await.unwrap();
+    let sh = &s.shared;
+    crate::index::sync(
+        &sh.repo,
+        &sh.config,
+        &store,
+        &embedder,
+        false,
+        0,
+        &sh.progress,
+    )
+    .await
+    .unwrap();
+    let r = s
+        .query_reply(params(
+            serde_json::json!({"query": "order total rounded", "max_tokens": 20000}),
+        ))
+        .await
+        .unwrap();
+    let files: Vec<&str> = r.value.files.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(named(&r.shown), {
+        let mut f = files.clone();
+        f.sort_unstable();
+        f
+    });
+    // Every chunk whose code is in the reply is a read of its lines, and
+    // nothing else is.
+    let mut want: Vec<(&str, usize, usize)> = Vec::new();
+    for f in &r.value.files {
+        for c in f.chunks.iter().filter(|c| !c.content.is_empty()) {
+            let start = c.start_line as usize;
+            want.push((
+                f.file.as_str(),
+                start,
+                start + c.content.lines().count() - 1,
+            ));
+        }
+    }
+    want.sort_unstable();
+    assert!(!want.is_empty());
+    let mut got = read(&r.shown);
+    got.sort_unstable();
+    assert_eq!(got, want);
+
+    // A tight budget shows names, not code: nothing is read.
+    let r = s
+        .query_reply(params(
+            serde_json::json!({"query": "order total rounded", "max_tokens": 100}),
+        ))
+        .await
+        .unwrap();
+    assert!(r.shown.read.is_empty(), "{:?}", r.shown.read);
+
+    // semantic_search shows locations only.
+    let r = s
+        .semantic_search_reply(params(
+            serde_json::json!({"query": "order total", "collection": "forest"}),
+        ))
+        .await
+        .unwrap();
+    assert!(!r.shown.named.is_empty());
+    assert!(r.shown.read.is_empty());
+}
+
+/// A gated call reads the session file at most once and writes it once;
+/// the evidence keeps the tool, the arguments, the lines read and the
+/// phase the machine stamped.
+#[tokio::test]
+async fn a_gated_call_reads_and_writes_the_session_once() {
+    let (dir, first) = repo();
+    let id = first
+        .shared
+        .sessions
+        .create(Session::new(Intent::Modify, "round the order total"))
+        .unwrap()
+        .id;
+    // A new server: nothing of the session is cached yet.
+    let s = CodeIntel::new(
+        crate::repo::Repo::open(dir.path()).unwrap(),
+        crate::config::Config::default(),
+    );
+    let before = s.shared.sessions.io();
+    let p: ReadFileParams = params(
+        serde_json::json!({"file": "app/Models/Order.php", "end_line": 9, "session_id": id}),
+    );
+    s.shared
+        .gated(p.call(), s.read_file_reply(p))
+        .await
+        .unwrap();
+    let after = s.shared.sessions.io();
+    assert_eq!(
+        (after.reads - before.reads, after.writes - before.writes),
+        (1, 1)
+    );
+    // The next call finds the version it wrote: no read.
+    let p: FindReferencesParams = params(serde_json::json!({"symbol": "total", "session_id": id}));
+    let refs = s
+        .shared
+        .gated(p.call(), s.find_references_reply(p))
+        .await
+        .unwrap();
+    let uses = refs.structured_content.unwrap()["total"].as_u64().unwrap() as usize;
+    assert!(uses >= 1);
+    let last = s.shared.sessions.io();
+    assert_eq!(
+        (last.reads - after.reads, last.writes - after.writes),
+        (0, 1)
+    );
+
+    let session = s.shared.sessions.get(&id).unwrap();
+    assert!(session.explored.contains("app/Models/Order.php"));
+    let e = &session.evidence[0];
+    assert_eq!(e.tool, Tool::ReadFile);
+    assert_eq!(e.params.path.as_deref(), Some("app/Models/Order.php"));
+    assert_eq!(
+        e.read_lines
+            .iter()
+            .map(|l| (l.file.as_str(), l.start_line, l.end_line))
+            .collect::<Vec<_>>(),
+        [("app/Models/Order.php", 1, 9)]
+    );
+    assert_eq!(session.reference_checks.get("total"), Some(&uses));
+    assert_eq!(session.evidence[1].phase, session.phase);
+}

@@ -1,0 +1,112 @@
+"""End-to-end: the code graph and co-change history through the real binary
+and MCP client on the Laravel fixture made a git repository: related_files
+for a controller, a model and a symbol, query's "also check" list, the CLI's
+`related`, history mined incrementally, and translation files of other
+locales left out of the semantic index."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import model_env, run_bin, serve
+
+pytestmark = pytest.mark.anyio
+
+APP = Path(__file__).resolve().parents[1] / "fixtures" / "laravel-app"
+
+
+def git(repo, *args, date="2024-03-01T10:00:00"):
+    env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+           "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+
+
+def touch(repo, rel, line):
+    p = repo / rel
+    p.write_text(p.read_text() + line)
+
+
+def app_with_history(tmp_path):
+    repo = tmp_path / "app"
+    shutil.copytree(APP, repo)
+    (repo / "lang" / "en").mkdir(parents=True)
+    (repo / "lang" / "en" / "orders.php").write_text("<?php\nreturn ['cancelled' => 'Order cancelled'];\n")
+    (repo / "lang" / "fr").mkdir(parents=True)
+    (repo / "lang" / "fr" / "orders.php").write_text("<?php\nreturn ['cancelled' => 'Commande annulée'];\n")
+    (repo / ".code-intel").mkdir()
+    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
+    (repo / ".gitignore").write_text(".code-intel/\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial", date="2024-01-01T10:00:00")
+    # The service and the controller change together, three times.
+    for i, day in enumerate(["2024-02-01", "2024-02-10", "2024-02-20"]):
+        touch(repo, "app/Services/OrderService.php", f"\n// change {i}\n")
+        touch(repo, "app/Http/Controllers/OrderController.php", f"\n// change {i}\n")
+        git(repo, "commit", "-q", "-am", f"orders: change {i}", date=f"{day}T10:00:00")
+    return repo
+
+
+async def test_related_files_and_also_check(tmp_path):
+    repo = app_with_history(tmp_path)
+    async with serve(repo) as c:
+        await c.wait_model()
+        report = (await c.call("sync_index"))["report"]
+        assert report["history_commits"] == 4, report
+        # Translations into other locales are text-searchable only.
+        assert report["skipped"] >= 1
+        hits = await c.call("search_text", pattern="Commande annulée")
+        assert hits["total"] == 1
+
+        r = await c.call("related_files", files=["app/Http/Controllers/OrderController.php"])
+        by_file = {f["file"]: f for f in r["files"]}
+        # Its view (by name), the model and service it uses, the routes
+        # that point at it, and its co-change partner.
+        for want, edge in [
+            ("resources/views/orders/show.blade.php", "view"),
+            ("app/Models/Order.php", "import"),
+            ("routes/web.php", "import ←"),
+        ]:
+            assert want in by_file, (want, list(by_file))
+            assert any(e.startswith(edge) for e in by_file[want]["edges"]), by_file[want]
+        service = by_file["app/Services/OrderService.php"]
+        assert service["cochange"] and service["cochange"] > 0.5 and service["cochange_commits"] == 3, service
+        assert r["history_commits"] == 4 and r["graph_edges"] > 10
+
+        # A model: its migrations by table name.
+        r = await c.call("related_files", files=["app/Models/Order.php"])
+        files = [f["file"] for f in r["files"]]
+        for m in ["database/migrations/2024_01_01_000003_create_orders_table.php",
+                  "database/migrations/2024_02_01_000004_add_tracking_to_orders_table.php"]:
+            assert m in files, files
+        # A symbol: the files defining it are the seeds.
+        r = await c.call("related_files", symbol="OrderService::cancel")
+        assert r["seeds"] == ["app/Services/OrderService.php"], r["seeds"]
+        err = await c.call_error("related_files", symbol="NoSuchThing")
+        assert "no definition" in err
+        err = await c.call_error("related_files", files=["../etc/passwd"])
+        assert "outside" in err
+
+        # query: the ranked files, and what the change likely needs too.
+        q = await c.session.call_tool("query", {"query": "cancel an order from the order page", "limit": 3})
+        s = q.structured_content
+        assert isinstance(s["also_check"], list)
+        listed = {f["file"] for f in s["files"]}
+        assert not listed & {a["file"] for a in s["also_check"]}
+        if s["also_check"]:
+            assert "also check" in q.content[0].text
+
+        # A commit after the last sync: only it is mined.
+        touch(repo, "app/Models/Order.php", "\n// later\n")
+        git(repo, "commit", "-q", "-am", "order: later", date="2024-03-01T10:00:00")
+        report = (await c.call("sync_index"))["report"]
+        assert report["history_commits"] == 1, report
+
+    out = run_bin(["related", "app/Http/Controllers/OrderController.php", "--repo", str(repo), "--json"],
+                  model_env())
+    v = json.loads(out.stdout)
+    assert any(f["file"] == "resources/views/orders/show.blade.php" for f in v["files"]), v
