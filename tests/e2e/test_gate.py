@@ -164,7 +164,7 @@ async def test_replies_and_tool_list_fit_a_context_window(tmp_path):
         assert c.init.instructions and "query" in c.init.instructions
         tools = (await c.session.list_tools()).tools
         raw = json.dumps([t.model_dump(exclude_none=True, by_alias=True) for t in tools], ensure_ascii=False)
-        assert len(tools) == 23 and est_tokens(raw) <= 6000, est_tokens(raw)
+        assert len(tools) == 24 and est_tokens(raw) <= 6000, est_tokens(raw)
         assert '"format"' not in raw and '"$schema"' not in raw  # no uint64 etc. for clients to warn about
         assert all(t.output_schema is None for t in tools)
 
