@@ -38,29 +38,6 @@ from bench import BIN, env
 from retrieval import BM25, call, metrics
 
 
-def later_commits(repo, snap, until, limit):
-    """Queries from commits after `snap` up to `until` (oldest first), with
-    their relevant files as they exist at the snapshot."""
-    present = set(sets.git(repo, "ls-tree", "-r", "--name-only", snap).splitlines())
-    end = sets.git(repo, "rev-list", "-1", f"--before={until}T00:00:00Z", "HEAD").strip() if until else "HEAD"
-    log = sets.git(repo, "log", "--no-merges", "--reverse", "--format=%x00%H%x01%cI%x01%s", "--name-only", f"{snap}..{end}")
-    out, seen = [], set()
-    for block in log.split("\x00")[1:]:
-        lines = [l for l in block.splitlines() if l.strip()]
-        if not lines:
-            continue
-        sha, date, subject = lines[0].split("\x01", 2)
-        q = sets.clean_subject(subject)
-        if sets.MAINTENANCE.search(q) or len(q.split()) < 3 or q.lower() in seen:
-            continue
-        rel = sorted(f for f in lines[1:] if f in present and sets.is_source(f))
-        if not rel or len(rel) > sets.MAX_RELEVANT:
-            continue
-        seen.add(q.lower())
-        out.append(sets.Query(sha, q, rel, date, identifiers=sets.has_identifier(q)))
-    return out[:limit]
-
-
 async def run(repo, queries, bm25):
     params = StdioServerParameters(command=BIN, args=["serve", "--repo", str(repo)], env=env())
     rows = []
@@ -136,7 +113,7 @@ def main():
     sets.git(repo, "checkout", "-q", "--detach", sets.git(repo, "rev-list", "-1", "HEAD").strip())
     tip = sets.git(repo, "rev-parse", "HEAD").strip()
     snap = sets.git(repo, "rev-list", "-1", f"--before={a.at}T00:00:00Z", tip).strip()
-    queries = later_commits(repo, snap, a.until, a.max)
+    queries = sets.later_queries(repo, snap, a.until, a.max)
     sets.git(repo, "checkout", "-q", snap)
     if not queries:
         sys.exit(f"{repo}: no commit after {a.at} with a source file that exists at the snapshot")

@@ -8,7 +8,13 @@ their in-sample score, a 5-fold cross-validated score (weights fitted on four
 fifths, scored on the fifth), and reciprocal rank fusion (RRF, k = 60) of the
 three searches for comparison.
 
-    bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [--out weights.json]
+    bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [--after] [--out weights.json]
+
+By default the queries are the newest commits up to the snapshot, which the
+index contains. With `--after` they are the commits after it (bench/sets.py's
+`later_queries`): the script checks the snapshot out, indexes it, and the code
+graph and co-change history it ranks with end before every query (a temporal
+split; the co-change feature would otherwise see the commit it is asked about).
 """
 
 import argparse
@@ -26,12 +32,24 @@ FEATURES = ["keyword", "chunk_keyword", "vector", "path", "definition", "identif
 CLASSES = ["test", "docs", "config", "example", "generated", "vendored", "lock", "l10n"]
 
 
-def dump(repo: Path, queries, cache: Path):
-    """Candidate features of every query, cached per repository snapshot."""
+def dump(repo: Path, queries, cache: Path, snap=None):
+    """Candidate features of every query, cached per repository snapshot.
+    With `snap`, the repository is checked out there and indexed first (and
+    put back on its branch tip afterwards)."""
     if cache.exists():
         rows = [json.loads(l) for l in cache.read_text().splitlines()]
         if len(rows) == len(queries):
             return rows
+    if snap:
+        tip = sets.git(repo, "rev-parse", "HEAD").strip()
+        sets.git(repo, "checkout", "-q", "--detach", snap)
+        try:
+            idx = subprocess.run([BIN, "index", str(repo)], capture_output=True, text=True, env=env())
+            if idx.returncode != 0:
+                sys.exit(idx.stderr)
+            return dump(repo, queries, cache)
+        finally:
+            sets.git(repo, "checkout", "-q", tip)
     lines = "\n".join(json.dumps({"id": i, "query": q.query}) for i, q in enumerate(queries))
     out = subprocess.run(
         [BIN, "rank-features", "--repo", str(repo), "--limit", "50"],
@@ -82,10 +100,12 @@ def rrf(data, k=60):
     return averages(ranked)
 
 
-def fit(data, start, rounds=6):
+def fit(data, start, rounds=6, off=()):
+    """Coordinate ascent from `start`; the features in `off` stay at 0."""
     w = dict(start)
+    w.update({f: 0.0 for f in off})
     best = evaluate(w, data)[0]
-    keys = [f for f in FEATURES if f != "keyword"] + ["prior_" + c for c in CLASSES]
+    keys = [f for f in FEATURES if f != "keyword" and f not in off] + ["prior_" + c for c in CLASSES]
     for _ in range(rounds):
         improved = False
         for k in keys:
@@ -108,6 +128,8 @@ def main():
     ap.add_argument("repos", nargs="+", help="REPO[:BEFORE[:JA.tsv]]")
     ap.add_argument("--total", type=int, default=200)
     ap.add_argument("--plain", type=int, default=100)
+    ap.add_argument("--after", action="store_true", help="queries after the snapshot (temporal split)")
+    ap.add_argument("--ablate", default="", help="comma-separated features to refit without, one at a time")
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
     data = []
@@ -116,11 +138,15 @@ def main():
         repo = Path(parts[0]).resolve()
         before = parts[1] if len(parts) > 1 and parts[1] else None
         snap = sets.snapshot(repo, before)
-        english = sets.balanced(sets.commit_queries(repo, snap, a.total * 4), a.total, a.plain)
+        if a.after:
+            english = sets.later_queries(repo, snap, None, a.total)
+        else:
+            english = sets.balanced(sets.commit_queries(repo, snap, a.total * 4), a.total, a.plain)
         queries = list(english)
         if len(parts) > 2:
             queries += sets.japanese(repo, Path(parts[2]), english)
-        rows = dump(repo, queries, repo / ".code-intel" / f"fit-{snap[:10]}.jsonl")
+        tag = "after-" if a.after else ""
+        rows = dump(repo, queries, repo / ".code-intel" / f"fit-{tag}{snap[:10]}.jsonl", snap if a.after else None)
         for q, r in zip(queries, rows):
             data.append({
                 "set": f"{repo.name}-{q.lang}",
@@ -142,6 +168,15 @@ def main():
         _, rr10, rmrr = rrf(subset)
         _, sr10, smrr = evaluate(start, subset)
         print(f"  {name:<22} fitted R@10 {r10:.3f} MRR {mrr:.3f} | start R@10 {sr10:.3f} MRR {smrr:.3f} | RRF R@10 {rr10:.3f} MRR {rmrr:.3f}")
+    sets_of = sorted({d["set"] for d in data})
+    for feature in [f for f in a.ablate.split(",") if f]:
+        wa, _ = fit(data, start, off=(feature,))
+        cells = []
+        for name in ["all"] + sets_of:
+            subset = data if name == "all" else [x for x in data if x["set"] == name]
+            _, r10, mrr = evaluate(wa, subset)
+            cells.append(f"{name} R@10 {r10:.3f} MRR {mrr:.3f}")
+        print(f"  without {feature:<14} " + " | ".join(cells))
     random.seed(7)
     idx = list(range(len(data)))
     random.shuffle(idx)

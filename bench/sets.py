@@ -121,6 +121,29 @@ def commit_queries(repo, snap, max_commits):
     return out
 
 
+def later_queries(repo, snap, until, limit):
+    """Queries from commits after `snap` up to `until` (oldest first), with
+    their relevant files as they exist at the snapshot."""
+    present = set(git(repo, "ls-tree", "-r", "--name-only", snap).splitlines())
+    end = git(repo, "rev-list", "-1", f"--before={until}T00:00:00Z", "HEAD").strip() if until else "HEAD"
+    log = git(repo, "log", "--no-merges", "--reverse", "--format=%x00%H%x01%cI%x01%s", "--name-only", f"{snap}..{end}")
+    out, seen = [], set()
+    for block in log.split("\x00")[1:]:
+        lines = [l for l in block.splitlines() if l.strip()]
+        if not lines:
+            continue
+        sha, date, subject = lines[0].split("\x01", 2)
+        q = clean_subject(subject)
+        if MAINTENANCE.search(q) or len(re.findall(r"\w+", q)) < 3 or q.lower() in seen:
+            continue
+        rel = sorted(f for f in lines[1:] if f in present and is_source(f))
+        if not rel or len(rel) > MAX_RELEVANT:
+            continue
+        seen.add(q.lower())
+        out.append(Query(sha, q, rel, date, identifiers=has_identifier(q)))
+    return out[:limit]
+
+
 def balanced(queries, total, min_plain):
     """Newest first, at least `min_plain` queries without identifiers (when the
     history has them) within `total`."""

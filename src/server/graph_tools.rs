@@ -32,7 +32,7 @@ pub struct RelatedFilesParams {
     /// Files, 1-50. Default 10.
     #[serde(default = "default_limit")]
     pub limit: usize,
-    /// Reply budget, tokens (estimated), 100-20000. Default 1000.
+    /// Reply budget in tokens, 100-20000 (default 1000).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -132,7 +132,7 @@ impl CodeIntel {
 
 #[tool_router(router = graph_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Files likely to change with a file, a symbol or a set of files: code-graph edges (imports, inheritance, class uses, Laravel views/components/config/lang/routes, model↔migration) and co-change history, each with its reasons. Names only: read them with read_file.
+    /// Files likely to change with the given files or symbol: code-graph edges (imports, uses, views, config, migrations) and co-change history, with reasons. Names only.
     #[tool(annotations(
         title = "Related files",
         read_only_hint = true,

@@ -98,7 +98,7 @@ pub struct ChunkScope {
     /// Only this language (php, python, …; `text`: line-window chunks).
     #[serde(default)]
     pub language: Option<String>,
-    /// Only these classes: source, test, docs, example, config, generated, vendored, lock.
+    /// Only these file classes (source, test, docs, config, l10n, …).
     #[serde(default)]
     pub kinds: Vec<String>,
 }
@@ -116,7 +116,7 @@ pub struct SemanticSearchParams {
     pub limit: usize,
     #[serde(flatten)]
     pub scope: ChunkScope,
-    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    /// Reply budget in tokens, 100-20000 (default 1500).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -142,7 +142,7 @@ pub struct QueryParams {
     /// Chunks per file, 1-5. Default 2.
     #[serde(default = "default_chunks_per_file")]
     pub chunks_per_file: usize,
-    /// Reply budget, tokens (estimated), 100-20000. Default 1200.
+    /// Reply budget in tokens, 100-20000 (default 1200).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]

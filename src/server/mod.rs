@@ -49,7 +49,7 @@ pub enum ModelState {
 /// parameters).
 #[derive(Debug, Default, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct SessionGate {
-    /// From start_session: gates this call and records it as evidence.
+    /// From start_session: gates the call, records evidence.
     #[serde(default)]
     pub session_id: Option<String>,
 }

@@ -19,6 +19,7 @@ CODE_TOOLS = {
     "semantic_search",
     "query",
     "read_file",
+    "related_files",
 }
 SESSION_TOOLS = {
     "start_session",

@@ -87,7 +87,9 @@ async def test_vague_request_is_gated_until_evidence_then_learns(tmp_path):
         rel = await c.call("validate_symbol_relevance", session_id=sid, nl_term="ログイン",
                            symbols=["authenticate", "generate_monthly_report"], code_evidence="app/auth/service.py:14")
         tiers = {r["symbol"]: r["tier"] for r in rel["results"]}
-        assert tiers["authenticate"] in ("fact", "grey")
+        # The unrelated symbol is never a fact; with this model it scores
+        # between the grey and fact thresholds (src/relevance.rs).
+        assert tiers == {"authenticate": "fact", "generate_monthly_report": "grey"}, rel
         rel = await c.call("validate_symbol_relevance", session_id=sid, nl_term="ログイン",
                            symbols=["LoginManager"], code_evidence="app/auth/service.py:14")
         assert rel["results"][0]["tier"] == "reject" and rel["undefined_symbols"] == ["LoginManager"]
@@ -185,15 +187,16 @@ async def test_precise_request_fast_path_and_semantic_detour(tmp_path):
         v = await c.call("submit_verification", session_id=sid, results=[
             {"symbol": "generate_monthly_report", "confirmed": False},
         ])
-        assert v["phase"] in ("READY", "EXPLORATION")
+        # Every hypothesis settled, but the MODIFY requirements are not met yet:
+        # back to EXPLORATION (docs/sessions.md), then the understanding again.
+        assert v["phase"] == "EXPLORATION", v
         states = {h["symbol"]: h["state"] for h in v["hypotheses"]}
         assert states == {"hash_password": "FACT", "main": "FACT", "generate_monthly_report": "REJECTED"}
-        if v["phase"] == "EXPLORATION":
-            u = await c.call("submit_understanding", session_id=sid,
-                             symbols_identified=["authenticate", "hash_password", "main"], entry_points=["authenticate"],
-                             existing_patterns=[{"name": "service", "files": ["app/auth/service.py"]}],
-                             files_analyzed=["app/auth/service.py", "app/cli.py"])
-            assert u["phase"] == "READY", u
+        u = await c.call("submit_understanding", session_id=sid,
+                         symbols_identified=["authenticate", "hash_password", "main"], entry_points=["authenticate"],
+                         existing_patterns=[{"name": "service", "files": ["app/auth/service.py"]}],
+                         files_analyzed=["app/auth/service.py", "app/cli.py"])
+        assert u["phase"] == "READY", u
         body = await refused(c, "check_write_target", session_id=sid, file_path="app/report.py")
         assert "rejected hypothesis" in body["message"]
         ok = await c.call("check_write_target", session_id=sid, file_path="app/auth/service.py")

@@ -65,7 +65,7 @@ pub struct SearchTextParams {
     /// 1-2000. Default 100; `total` counts all.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
-    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    /// Reply budget in tokens, 100-20000 (default 1500).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -92,7 +92,7 @@ pub struct FindDefinitionsParams {
     /// Default 100.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
-    /// Reply budget, tokens (estimated), 100-20000. Default 1000.
+    /// Reply budget in tokens, 100-20000 (default 1000).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -117,7 +117,7 @@ pub struct FindReferencesParams {
     /// Default 100; `total` counts all.
     #[serde(default = "default_max_results")]
     pub max_results: usize,
-    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    /// Reply budget in tokens, 100-20000 (default 1500).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -142,7 +142,7 @@ pub struct GetSymbolsParams {
     /// Default 500.
     #[serde(default = "default_symbol_limit")]
     pub max_results: usize,
-    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    /// Reply budget in tokens, 100-20000 (default 1500).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -161,7 +161,7 @@ pub struct AnalyzeStructureParams {
     /// Files at most for a directory. Default 50.
     #[serde(default = "default_max_files")]
     pub max_files: usize,
-    /// Reply budget, tokens (estimated), 100-20000. Default 1500.
+    /// Reply budget in tokens, 100-20000 (default 1500).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -179,7 +179,7 @@ pub struct FunctionAtLineParams {
     pub file: String,
     /// 1-based line number.
     pub line: usize,
-    /// Reply budget, tokens (estimated), 100-20000. Default 2000.
+    /// Reply budget in tokens, 100-20000 (default 2000).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -197,7 +197,7 @@ pub struct ReadFileParams {
     /// Last line, 1-based, inclusive. Default: as far as max_tokens allows.
     #[serde(default)]
     pub end_line: Option<usize>,
-    /// Reply budget, tokens (estimated), 100-20000. Default 2000.
+    /// Reply budget in tokens, 100-20000 (default 2000).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]

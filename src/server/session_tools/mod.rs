@@ -40,7 +40,7 @@ pub struct StartSessionParams {
 /// Parameters naming a session (flattened into every session tool's).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SessionParams {
-    /// The id returned by start_session.
+    /// From start_session.
     pub session_id: String,
 }
 
@@ -159,7 +159,7 @@ pub struct AddExploredParams {
     pub files: Vec<String>,
     /// Why the change needs them (kept in the session's evidence). Required.
     pub reason: String,
-    /// Reply budget, tokens (estimated), 100-20000. Default 3000.
+    /// Reply budget in tokens, 100-20000 (default 3000).
     #[serde(default)]
     pub max_tokens: Option<usize>,
 }
