@@ -10,7 +10,8 @@ Measured, with the real binary over MCP:
   shows (its `files` and its `also_check` list) plus the files of one
   `related_files` call on the reply's top file (default limit), for commits
   that touch two or more relevant files;
-- the same with `query`'s reply alone;
+- the same with `query`'s reply alone, and the share of a commit's files
+  found (reply + related_files, averaged over commits);
 - recall@10 and MRR of `query` (every commit);
 - the BM25 baseline (bench/retrieval.py's, over `rg` counts) on the same
   commits: recall@10, MRR, and "all found" within as many files as the
@@ -93,6 +94,9 @@ def report(name, rows):
     print(f"{'all found (reply + related_files)':<36}{mean([r['all_found'] for r in multi]):>10.3f}"
           f"{mean([r['bm25_all_found'] for r in multi]):>10.3f}")
     print(f"{'all found (reply alone)':<36}{mean([r['all_in_reply'] for r in multi]):>10.3f}")
+    covered = [len(set(r["relevant"]) & set(r["reply_files"] + r["also_check"] + r["related"])) / len(r["relevant"])
+               for r in multi]
+    print(f"{'share of files found (same)':<36}{mean(covered):>10.3f}")
     print(f"{'files shown (mean)':<36}{mean([r['shown'] for r in multi]):>10.1f}")
     for k in ("recall@10", "mrr"):
         print(f"{k:<36}{mean([r['query_metrics'][k] for r in rows]):>10.3f}{mean([r['bm25'][k] for r in rows]):>10.3f}")
@@ -110,8 +114,7 @@ def main():
     ap.add_argument("--json", type=Path, help="write per-commit rows here")
     a = ap.parse_args()
     repo = a.repo.resolve()
-    sets.git(repo, "checkout", "-q", "--detach", sets.git(repo, "rev-list", "-1", "HEAD").strip())
-    tip = sets.git(repo, "rev-parse", "HEAD").strip()
+    tip = sets.tip(repo)
     snap = sets.git(repo, "rev-list", "-1", f"--before={a.at}T00:00:00Z", tip).strip()
     queries = sets.later_queries(repo, snap, a.until, a.max)
     sets.git(repo, "checkout", "-q", snap)

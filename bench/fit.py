@@ -130,6 +130,7 @@ def main():
     ap.add_argument("--plain", type=int, default=100)
     ap.add_argument("--after", action="store_true", help="queries after the snapshot (temporal split)")
     ap.add_argument("--ablate", default="", help="comma-separated features to refit without, one at a time")
+    ap.add_argument("--start", type=Path, help="weights to start from (a --out file); default: fixed guesses")
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
     data = []
@@ -159,6 +160,8 @@ def main():
     start.update({"chunk_keyword": 0.5, "vector": 0.6, "path": 0.4, "definition": 0.3,
                   "identifier": 0.5, "kind": 0.2, "support": 0.1})
     start.update({"prior_" + c: -0.5 for c in CLASSES})
+    if a.start:
+        start.update(json.loads(a.start.read_text()))
     w, best = fit(data, start)
     print("fitted:", json.dumps(w))
     for name, subset in [("all", data)] + sorted(

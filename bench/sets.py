@@ -90,6 +90,15 @@ class Query:
     tags: list = field(default_factory=list)
 
 
+def tip(repo):
+    """The newest commit of the clone's default branch (`origin/HEAD`), or
+    HEAD when it has no remote; HEAD itself may be a checked-out snapshot."""
+    try:
+        return git(repo, "rev-parse", "--verify", "-q", "origin/HEAD").strip()
+    except subprocess.CalledProcessError:
+        return git(repo, "rev-parse", "HEAD").strip()
+
+
 def snapshot(repo, before=None):
     """The commit the index is built from: HEAD, or the last commit before
     `before` (an ISO date; history after it is kept aside)."""
@@ -125,7 +134,7 @@ def later_queries(repo, snap, until, limit):
     """Queries from commits after `snap` up to `until` (oldest first), with
     their relevant files as they exist at the snapshot."""
     present = set(git(repo, "ls-tree", "-r", "--name-only", snap).splitlines())
-    end = git(repo, "rev-list", "-1", f"--before={until}T00:00:00Z", "HEAD").strip() if until else "HEAD"
+    end = git(repo, "rev-list", "-1", f"--before={until}T00:00:00Z", tip(repo)).strip() if until else tip(repo)
     log = git(repo, "log", "--no-merges", "--reverse", "--format=%x00%H%x01%cI%x01%s", "--name-only", f"{snap}..{end}")
     out, seen = [], set()
     for block in log.split("\x00")[1:]:

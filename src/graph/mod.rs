@@ -82,6 +82,19 @@ pub struct Edge {
     pub line: u32,
 }
 
+impl Edge {
+    /// Where the reference is: `file:line`, or the file alone for a table
+    /// edge (a model and a migration name the same table; neither line is
+    /// the reference).
+    fn site(&self) -> String {
+        if self.line == 0 {
+            self.from.clone()
+        } else {
+            format!("{}:{}", self.from, self.line)
+        }
+    }
+}
+
 /// Edges by source and by target.
 #[derive(Debug, Default)]
 pub struct Graph {
@@ -306,41 +319,51 @@ impl<'a> Resolver<'a> {
     }
 
     /// A JS/TS import: relative to the file, or `@/` / `~/` from the
-    /// usual source roots; with the usual extensions and `index` files.
+    /// usual source roots (Laravel's `resources/js`, before 5.7
+    /// `resources/assets/js`, …); with the usual extensions and `index`
+    /// files. An alias whose root is none of those (a `tsconfig.json`
+    /// `paths` entry of its own) resolves when exactly one file in the
+    /// repository ends with the imported path.
     fn script(&self, from: &str, target: &str) -> Vec<String> {
         let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
-        let bases: Vec<String> =
-            if let Some(rest) = target.strip_prefix("@/").or(target.strip_prefix("~/")) {
-                [
-                    "resources/js",
-                    "resources/ts",
-                    "src",
-                    "assets/js",
-                    "app/javascript",
-                ]
-                .iter()
-                .map(|r| format!("{r}/{rest}"))
-                .collect()
-            } else if target.starts_with('.') {
-                vec![normalize(&format!("{dir}/{target}"))]
-            } else {
-                vec![target.trim_start_matches('/').to_string()]
-            };
-        const EXTS: [&str; 8] = ["", ".js", ".ts", ".tsx", ".jsx", ".vue", ".mjs", ".svelte"];
-        bases
+        let alias = target.strip_prefix("@/").or(target.strip_prefix("~/"));
+        let bases: Vec<String> = if let Some(rest) = alias {
+            [
+                "resources/js",
+                "resources/ts",
+                "resources/assets/js",
+                "resources/assets/ts",
+                "src",
+                "assets/js",
+                "app/javascript",
+            ]
             .iter()
-            .flat_map(|b| {
-                EXTS.iter()
-                    .map(|e| format!("{b}{e}"))
-                    .chain(
-                        ["index.js", "index.ts", "index.tsx", "index.jsx"]
-                            .map(|i| format!("{b}/{i}")),
-                    )
-                    .collect::<Vec<_>>()
-            })
-            .find(|c| self.files.contains(c))
-            .into_iter()
+            .map(|r| format!("{r}/{rest}"))
             .collect()
+        } else if target.starts_with('.') {
+            vec![normalize(&format!("{dir}/{target}"))]
+        } else {
+            vec![target.trim_start_matches('/').to_string()]
+        };
+        let found = bases
+            .iter()
+            .flat_map(|b| script_candidates(b))
+            .find(|c| self.files.contains(c));
+        if let (None, Some(rest)) = (&found, alias) {
+            let suffixes: Vec<String> = script_candidates(rest)
+                .into_iter()
+                .map(|c| format!("/{c}"))
+                .collect();
+            let mut hits = self
+                .files
+                .iter()
+                .filter(|f| suffixes.iter().any(|s| f.ends_with(s.as_str())));
+            return match (hits.next(), hits.next()) {
+                (Some(one), None) => vec![one.clone()],
+                _ => Vec::new(),
+            };
+        }
+        found.into_iter().collect()
     }
 
     /// A Python import: `pkg.mod`, `pkg:name` (`from pkg import name`: a
@@ -445,6 +468,16 @@ pub struct Related {
     pub cochange_commits: Option<f32>,
 }
 
+/// The files a JS/TS import of `base` may name: as written, with the usual
+/// extensions, or the directory's `index` file.
+fn script_candidates(base: &str) -> Vec<String> {
+    const EXTS: [&str; 8] = ["", ".js", ".ts", ".tsx", ".jsx", ".vue", ".mjs", ".svelte"];
+    EXTS.iter()
+        .map(|e| format!("{base}{e}"))
+        .chain(["index.js", "index.ts", "index.tsx", "index.jsx"].map(|i| format!("{base}/{i}")))
+        .collect()
+}
+
 /// Weight of an edge kind when ranking related files: Laravel's
 /// conventions and inheritance say "changes together" more often than a
 /// mention of a class in code does (from the change-set development sets,
@@ -510,8 +543,7 @@ pub fn related(
             if let Some(r) = entry(&mut acc, &seed_set, &e.to) {
                 r.score += w;
                 r.edge_score += w;
-                r.edges
-                    .push(format!("{} → {}:{}", e.kind.name(), e.from, e.line));
+                r.edges.push(format!("{} → {}", e.kind.name(), e.site()));
             }
         }
         for e in graph.inn(seed) {
@@ -520,8 +552,7 @@ pub fn related(
             if let Some(r) = entry(&mut acc, &seed_set, &e.from) {
                 r.score += w;
                 r.edge_score += w;
-                r.edges
-                    .push(format!("{} ← {}:{}", e.kind.name(), e.from, e.line));
+                r.edges.push(format!("{} ← {}", e.kind.name(), e.site()));
             }
         }
         if let Some(h) = history {
@@ -696,6 +727,38 @@ mod tests {
                 "src/flask/sessions.py"
             ]
         );
+    }
+
+    #[test]
+    fn alias_imports_find_their_root() {
+        // koel keeps its Vue app in resources/assets/js (Laravel before 5.7);
+        // another app aliases `@` to frontend/src (tsconfig paths): a unique
+        // file ending in the imported path is the target, an ambiguous one
+        // is no edge.
+        let (facts, files) = repo(&[
+            (
+                "resources/assets/js/components/LoginForm.vue",
+                "<script setup lang=\"ts\">\nimport { authService } from '@/services/authService'\n</script>\n",
+            ),
+            (
+                "resources/assets/js/services/authService.ts",
+                "export const authService = {}",
+            ),
+            (
+                "frontend/src/App.vue",
+                "<script>\nimport { store } from '@/stores/cart'\nimport util from '@/util'\n</script>\n",
+            ),
+            ("frontend/src/stores/cart.ts", "export const store = 1"),
+            ("frontend/src/util.ts", "export default 1"),
+            ("tools/util.ts", "export default 2"),
+        ]);
+        let g = Graph::build(&facts, &files);
+        let to = |from: &str| -> Vec<&str> { g.out(from).iter().map(|e| e.to.as_str()).collect() };
+        assert_eq!(
+            to("resources/assets/js/components/LoginForm.vue"),
+            ["resources/assets/js/services/authService.ts"]
+        );
+        assert_eq!(to("frontend/src/App.vue"), ["frontend/src/stores/cart.ts"]);
     }
 
     #[test]

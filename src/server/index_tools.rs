@@ -405,21 +405,18 @@ impl CodeIntel {
     }
 }
 
-/// The text reply of `query`: readiness, the plan in one line, then per
-/// file its class, score, the reasons that count, and its best chunks'
-/// locations and signatures.
 /// Default budget of a `query` reply, in estimated tokens: room for the plan,
 /// ten files with why they ranked and the code of the best three. Chosen on
 /// bench/agent_tasks.py, where an orienting `query` plus the reads of a task
-/// must stay within the 2,500 tokens per task.
+/// must stay within 2,500 tokens per task.
 const QUERY_MAX_TOKENS: usize = 1200;
 
 /// Files of a `query` reply that show code; the others are listed by name.
 const QUERY_CODE_FILES: usize = 3;
 
-/// The text of a `query` reply within `max_tokens`: the plan, then every
-/// file with why it ranked and its chunks' lines, framework facts and
-/// related symbols, the best [`QUERY_CODE_FILES`] files with their code.
+/// The text of a `query` reply within `max_tokens`: the plan, the best
+/// [`QUERY_CODE_FILES`] files with why they ranked, their chunks' lines,
+/// framework facts, related symbols and code, then one line per other file.
 /// `o` keeps what the text shows: files that do not fit are dropped, chunks
 /// whose code is not shown lose their content; the [`Shown`] names the
 /// files kept and the lines of code returned (only those count as read).
@@ -432,7 +429,7 @@ fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Shown) {
         .also_check
         .iter()
         .enumerate()
-        .map(|(i, r)| format!("  {}", super::graph_tools::related_line(i, r)))
+        .map(|(i, r)| also_line(i, r))
         .collect();
     let also_cost: usize = also
         .iter()
@@ -445,57 +442,32 @@ fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Shown) {
     if o.files.is_empty() {
         b.force(&format!("{}\n", no_results(readiness)));
     }
-    // Pass 1: every file's header and chunk lines (what ranked and where).
-    let headers: Vec<Vec<String>> = o
-        .files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| file_lines(i, f))
-        .collect();
-    let header_cost: Vec<usize> = headers
-        .iter()
-        .map(|h| h.iter().map(|l| super::budget::estimate_tokens(l)).sum())
-        .collect();
-    // Keep as many files as their headers fit, leaving room for code.
-    let header_room = b.left() * 2 / 3;
-    let (mut keep, mut headers_total) = (0, 0);
-    for cost in &header_cost {
-        if headers_total + cost > header_room {
-            break;
-        }
-        headers_total += cost;
-        keep += 1;
-    }
-    let code_chunks: usize = o
-        .files
-        .iter()
-        .take(keep.min(QUERY_CODE_FILES))
-        .map(|f| f.chunks.len())
-        .sum();
-    let code_budget = b.left().saturating_sub(headers_total);
-    let per_chunk = code_budget / code_chunks.max(1);
+    let layout = Layout::new(&o.files, b.left());
     let mut seen = Shown::default();
-    for (i, f) in o.files.iter_mut().enumerate().take(keep) {
-        let h = &headers[i];
-        b.push(&h[0]);
+    for (i, f) in o.files.iter_mut().enumerate().take(layout.keep) {
         seen.name(&f.file);
+        if i >= layout.full {
+            b.push(&compact_line(i, f));
+            f.chunks.iter_mut().for_each(|c| c.content.clear());
+            continue;
+        }
+        let h = file_lines(i, f);
+        b.push(&h[0]);
         for (c, line) in f.chunks.iter_mut().zip(&h[1..]) {
             b.push(line);
             let mut shown = String::new();
             let mut lines = 0;
-            if i < QUERY_CODE_FILES {
-                let mut left = per_chunk;
-                for l in c.content.lines() {
-                    let l = format!("     | {l}\n");
-                    let cost = super::budget::estimate_tokens(&l);
-                    if cost > left || !b.push(&l) {
-                        b.push("     | …\n");
-                        break;
-                    }
-                    left -= cost;
-                    shown.push_str(&l[7..]);
-                    lines += 1;
+            let mut left = layout.per_chunk;
+            for l in c.content.lines() {
+                let l = format!("     | {l}\n");
+                let cost = super::budget::estimate_tokens(&l);
+                if cost > left || !b.push(&l) {
+                    b.push("     | …\n");
+                    break;
                 }
+                left -= cost;
+                shown.push_str(&l[7..]);
+                lines += 1;
             }
             if !shown.is_empty() {
                 let start = c.start_line as usize;
@@ -504,9 +476,9 @@ fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Shown) {
             c.content = shown;
         }
     }
-    if keep < o.files.len() {
+    if layout.keep < o.files.len() {
         b.truncated = true;
-        o.files.truncate(keep);
+        o.files.truncate(layout.keep);
     }
     if !also.is_empty() {
         b.force("also check (code graph and co-change of the top files):\n");
@@ -521,6 +493,80 @@ fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Shown) {
         "… cut to fit max_tokens: read_file the files above, lower limit, or raise max_tokens",
     );
     (text, seen)
+}
+
+/// How a `query` reply spends its budget (estimated tokens): every ranked
+/// file gets one line first (up to half the room: naming the whole change
+/// set matters more than code), then the best [`QUERY_CODE_FILES`] files
+/// get their full entry (chunks, facts) while the lines stay within two
+/// thirds of the room, and their code shares what is left.
+struct Layout {
+    /// Files listed (in rank order).
+    keep: usize,
+    /// Of those, the first `full` show their chunks and code.
+    full: usize,
+    /// Code tokens per shown chunk.
+    per_chunk: usize,
+}
+
+impl Layout {
+    fn new(files: &[RankedFile], room: usize) -> Layout {
+        let cost = |lines: &[String]| -> usize {
+            lines
+                .iter()
+                .map(|l| super::budget::estimate_tokens(l))
+                .sum()
+        };
+        let mut used = 0;
+        let mut keep = 0;
+        for (i, f) in files.iter().enumerate() {
+            let c = super::budget::estimate_tokens(&compact_line(i, f));
+            if used + c > room / 2 {
+                break;
+            }
+            used += c;
+            keep += 1;
+        }
+        let mut full = 0;
+        for (i, f) in files.iter().enumerate().take(keep.min(QUERY_CODE_FILES)) {
+            let extra = cost(&file_lines(i, f))
+                .saturating_sub(super::budget::estimate_tokens(&compact_line(i, f)));
+            if used + extra > room * 2 / 3 {
+                break;
+            }
+            used += extra;
+            full += 1;
+        }
+        let chunks: usize = files.iter().take(full).map(|f| f.chunks.len()).sum();
+        Layout {
+            keep,
+            full,
+            per_chunk: room.saturating_sub(used) / chunks.max(1),
+        }
+    }
+}
+
+/// One "also check" entry of a `query` reply: the file, its class, the
+/// kinds of edges that tie it to the top files (`class ←`: it uses one of
+/// them) and its co-change confidence; `related_files` gives the lines.
+fn also_line(i: usize, r: &crate::graph::Related) -> String {
+    let mut why: Vec<String> = Vec::new();
+    for e in &r.edges {
+        let kind: String = e.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+        if !why.contains(&kind) {
+            why.push(kind);
+        }
+    }
+    if let Some(c) = r.cochange {
+        why.push(format!("co-changed {:.0}%", c * 100.0));
+    }
+    format!(
+        "  {}. {} [{}]: {}\n",
+        i + 1,
+        r.file,
+        r.class.name(),
+        why.join(", ")
+    )
 }
 
 /// Files of a `query` reply's "also check" list at most.
@@ -608,6 +654,33 @@ fn file_lines(i: usize, f: &RankedFile) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// The `i`-th file in one line (rank, path, class, its first three reasons,
+/// the best chunk's lines and name): files past the code-showing ones, so that
+/// a reply within the default budget names every ranked file.
+fn compact_line(i: usize, f: &RankedFile) -> String {
+    let why = reasons(f);
+    let why: Vec<&str> = why.split(", ").take(3).collect();
+    let best = f
+        .chunks
+        .first()
+        .map(|c| {
+            format!(
+                " {}-{} {}",
+                c.start_line,
+                c.end_line,
+                c.fqcn.as_deref().unwrap_or(&c.name)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{}. {} [{}] ({}){best}\n",
+        i + 1,
+        f.file,
+        f.class.name(),
+        why.join(", ")
+    )
 }
 
 /// Why a file ranked, in words.
