@@ -38,6 +38,13 @@ impl FileStamp {
     }
 }
 
+/// Serialises a score with four decimals (`0.8523`, not
+/// `0.8523110151290894`): replies carry many scores, and the digits past
+/// the fourth change no ranking and cost an agent's context.
+pub fn round4<S: serde::Serializer>(x: &f32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((f64::from(*x) * 10_000.0).round() / 10_000.0)
+}
+
 /// Lowercase hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;

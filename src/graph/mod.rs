@@ -457,8 +457,10 @@ pub struct Related {
     pub class: FileClass,
     /// Higher is closer: `edge_score` plus co-change confidence (weighted),
     /// times a class factor (source first).
+    #[serde(serialize_with = "crate::util::round4")]
     pub score: f32,
     /// The edges' part: their weights summed (a hub counts less).
+    #[serde(serialize_with = "crate::util::round4")]
     pub edge_score: f32,
     /// Edges that connect it to a seed: `view ← app/Http/Controllers/X.php:18`.
     pub edges: Vec<String>,

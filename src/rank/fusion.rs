@@ -29,20 +29,74 @@ use serde::{Deserialize, Serialize};
 use crate::classify::FileClass;
 use crate::config::HybridWeights;
 
-/// The features of one candidate file (see the module docs), 0–1 each.
+/// A feature that did not fire is left out of replies (it reads back as 0).
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
+}
+
+/// The features of one candidate file (see the module docs), 0–1 each;
+/// zeros are not serialised.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Features {
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub keyword: f32,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub chunk_keyword: f32,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub vector: f32,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub path: f32,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub definition: f32,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub identifier: f32,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub kind: f32,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub support: f32,
-    #[serde(default)]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub graph: f32,
-    #[serde(default)]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
     pub cochange: f32,
 }
 

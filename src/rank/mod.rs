@@ -81,15 +81,21 @@ pub struct FileChunk {
     pub kind: String,
     pub name: String,
     pub fqcn: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub signature: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub content: String,
-    /// Framework facts (JSON object; `{}` when none).
+    /// Framework facts (JSON object; left out when none).
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub meta: serde_json::Map<String, serde_json::Value>,
     /// Symbols the chunk points at (FQCNs, `table:…`, `route:…`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,
     /// Cosine similarity to the request (0 when not compared).
+    #[serde(serialize_with = "crate::util::round4")]
     pub cosine: f32,
     /// BM25 score of the chunk (0 when it matched no term).
+    #[serde(serialize_with = "crate::util::round4")]
     pub bm25: f32,
 }
 
@@ -99,9 +105,11 @@ pub struct Why {
     #[serde(flatten)]
     pub features: Features,
     /// Raw best cosine of the file's chunks.
+    #[serde(serialize_with = "crate::util::round4")]
     pub cosine: f32,
     /// The class prior applied (0 for source, or when the query asks for
     /// the class).
+    #[serde(serialize_with = "crate::util::round4")]
     pub class_prior: f32,
     /// Why the file has its class.
     pub class_reason: String,
@@ -114,6 +122,7 @@ pub struct RankedFile {
     pub file: String,
     pub class: FileClass,
     /// The fused score the list is sorted by.
+    #[serde(serialize_with = "crate::util::round4")]
     pub score: f32,
     pub why: Why,
     /// Its best chunks, best first.

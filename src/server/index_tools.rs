@@ -448,7 +448,15 @@ fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Shown) {
         seen.name(&f.file);
         if i >= layout.full {
             b.push(&compact_line(i, f));
-            f.chunks.iter_mut().for_each(|c| c.content.clear());
+            // The structured reply says what the line says: the best
+            // chunk's place, no code, facts or signature.
+            f.chunks.truncate(1);
+            for c in &mut f.chunks {
+                c.content.clear();
+                c.signature.clear();
+                c.meta.clear();
+                c.related.clear();
+            }
             continue;
         }
         let h = file_lines(i, f);

@@ -176,7 +176,10 @@ async def test_replies_and_tool_list_fit_a_context_window(tmp_path):
         text, structured = r.content[0].text, json.dumps(r.structured_content, ensure_ascii=False)
         assert est_tokens(text) <= 1200 + 60, est_tokens(text)  # default budget (+ the index line)
         assert "     | " in text and "facts:" in text  # code and framework facts in the text itself
-        assert est_tokens(structured) <= 2 * est_tokens(text), (est_tokens(structured), est_tokens(text))
+        # The text names each ranked file in one line past the top three; the
+        # structured form carries each one's features too (scores at four
+        # decimals, zeros and empty fields left out): at most 2.5 times the text.
+        assert est_tokens(structured) <= 2.5 * est_tokens(text), (est_tokens(structured), est_tokens(text))
         r = await c.session.call_tool("search_text", {"pattern": "function", "max_tokens": 200})
         assert est_tokens(r.content[0].text) <= 260 and "showing" in r.content[0].text
         assert len(r.structured_content["matches"]) < r.structured_content["total"]
