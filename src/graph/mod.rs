@@ -495,6 +495,11 @@ fn kind_weight(kind: EdgeKind) -> f32 {
     }
 }
 
+/// Children of one parent beyond which siblings are not related files.
+const MAX_SIBLINGS: usize = 20;
+/// A sibling's weight before damping: half an `extends` edge (0.8).
+const SIBLING_WEIGHT: f32 = 0.4;
+
 /// Tests, docs and the like change with code too, but the files a change
 /// needs are source first (as `query`'s class prior says).
 fn class_factor(class: FileClass) -> f32 {
@@ -555,6 +560,32 @@ pub fn related(
                 r.score += w;
                 r.edge_score += w;
                 r.edges.push(format!("{} ← {}", e.kind.name(), e.site()));
+            }
+        }
+        // Siblings: other implementations of the seed's parent class,
+        // interface or trait (storage drivers, strategies), which a change
+        // to the contract touches together. A parent with many children
+        // (every controller's `Controller`) says nothing and is skipped.
+        for up in graph
+            .out(seed)
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Extends)
+        {
+            let children: Vec<&Edge> = graph
+                .inn(&up.to)
+                .iter()
+                .filter(|e| e.kind == EdgeKind::Extends && e.from != *seed)
+                .collect();
+            if children.len() > MAX_SIBLINGS {
+                continue;
+            }
+            let w = SIBLING_WEIGHT / (1.0 + (children.len() as f32 / 5.0).ln_1p());
+            for e in children {
+                if let Some(r) = entry(&mut acc, &seed_set, &e.from) {
+                    r.score += w;
+                    r.edge_score += w;
+                    r.edges.push(format!("sibling ({}) ← {}", up.to, e.site()));
+                }
             }
         }
         if let Some(h) = history {
@@ -761,6 +792,54 @@ mod tests {
             ["resources/assets/js/services/authService.ts"]
         );
         assert_eq!(to("frontend/src/App.vue"), ["frontend/src/stores/cart.ts"]);
+    }
+
+    #[test]
+    fn siblings_share_a_parent() {
+        let storage = |name: &str| {
+            format!(
+                "<?php\nnamespace App\\Services\\SongStorages;\nclass {name} extends SongStorage {{}}\n"
+            )
+        };
+        let (facts, files) = repo(&[
+            (
+                "app/Services/SongStorages/SongStorage.php",
+                "<?php\nnamespace App\\Services\\SongStorages;\nabstract class SongStorage {}\n",
+            ),
+            (
+                "app/Services/SongStorages/LocalStorage.php",
+                &storage("LocalStorage"),
+            ),
+            (
+                "app/Services/SongStorages/SftpStorage.php",
+                &storage("SftpStorage"),
+            ),
+            (
+                "app/Services/SongStorages/S3Storage.php",
+                &storage("S3Storage"),
+            ),
+        ]);
+        let g = Graph::build(&facts, &files);
+        let r = related(
+            &g,
+            None,
+            &["app/Services/SongStorages/LocalStorage.php".into()],
+            10,
+        );
+        let files: Vec<&str> = r.iter().map(|x| x.file.as_str()).collect();
+        assert_eq!(files[0], "app/Services/SongStorages/SongStorage.php");
+        assert!(
+            files.contains(&"app/Services/SongStorages/SftpStorage.php"),
+            "{files:?}"
+        );
+        let sftp = r
+            .iter()
+            .find(|x| x.file.ends_with("SftpStorage.php"))
+            .unwrap();
+        assert!(
+            sftp.edges[0].starts_with("sibling (app/Services/SongStorages/SongStorage.php)"),
+            "{sftp:?}"
+        );
     }
 
     #[test]
