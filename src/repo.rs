@@ -372,9 +372,120 @@ pub fn bytes_look_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
 }
 
+/// Why a file's lines cannot be read (the `read_file` rule).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Path(#[from] PathError),
+    #[error(
+        "`{0}` is a directory: give a file (get_symbols or analyze_structure list a directory)"
+    )]
+    Directory(String),
+    #[error("cannot read `{0}`: {1}")]
+    Io(String, std::io::Error),
+    #[error("`{0}` is binary")]
+    Binary(String),
+    #[error("start_line {start} is past the end of `{file}` ({total} lines)")]
+    PastEnd {
+        file: String,
+        start: usize,
+        total: usize,
+    },
+}
+
+/// A text file's lines and the 1-based inclusive range asked for.
+#[derive(Debug)]
+pub struct TextLines {
+    /// Repo-relative path.
+    pub rel: String,
+    pub lines: Vec<String>,
+    /// 1-based first line (1 when not given).
+    pub start: usize,
+    /// 1-based last line, at most the file's length (its length when not
+    /// given; `start - 1` for an empty file).
+    pub end: usize,
+}
+
+impl Repo {
+    /// Lines `start..=end` (1-based) of a regular text file in the repository.
+    ///
+    /// # Errors
+    /// A path outside the repository, withheld or too long; a directory; an
+    /// unreadable or non-regular file; a binary file (NUL in the first 8 KiB);
+    /// a start line past the end.
+    pub fn read_lines(
+        &self,
+        file: &str,
+        start: Option<usize>,
+        end: Option<usize>,
+    ) -> Result<TextLines, ReadError> {
+        let abs = self.resolve(file)?;
+        if abs.is_dir() {
+            return Err(ReadError::Directory(file.to_string()));
+        }
+        let bytes = read_regular(&abs).map_err(|e| ReadError::Io(file.to_string(), e))?;
+        if bytes_look_binary(&bytes) {
+            return Err(ReadError::Binary(file.to_string()));
+        }
+        let lines: Vec<String> = String::from_utf8_lossy(&bytes)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let (start, end) =
+            line_range(lines.len(), start, end).map_err(|total| ReadError::PastEnd {
+                file: file.to_string(),
+                start: start.unwrap_or(1),
+                total,
+            })?;
+        Ok(TextLines {
+            rel: self.rel(&abs),
+            lines,
+            start,
+            end,
+        })
+    }
+}
+
+/// The 1-based inclusive range of a `total`-line file that `start` and
+/// `end` ask for: start at least 1, end at most `total`; `Err(total)` when
+/// the start is past the end (an empty file reads from line 1).
+fn line_range(
+    total: usize,
+    start: Option<usize>,
+    end: Option<usize>,
+) -> Result<(usize, usize), usize> {
+    let start = start.unwrap_or(1).max(1);
+    if start > total.max(1) {
+        return Err(total);
+    }
+    let end = end.unwrap_or(total).min(total).max(start - 1);
+    Ok((start, end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_ranges_are_clamped_to_the_file() {
+        for (total, start, end, want) in [
+            (10, None, None, Ok((1, 10))),
+            (10, Some(0), None, Ok((1, 10))),
+            (10, Some(3), Some(5), Ok((3, 5))),
+            (10, Some(3), Some(99), Ok((3, 10))),
+            (10, Some(5), Some(2), Ok((5, 4))),
+            (10, Some(10), None, Ok((10, 10))),
+            (10, Some(11), None, Err(10)),
+            (0, None, None, Ok((1, 0))),
+            (0, Some(2), None, Err(0)),
+        ] {
+            assert_eq!(
+                line_range(total, start, end),
+                want,
+                "{total} {start:?} {end:?}"
+            );
+        }
+    }
 
     /// A FIFO is refused at once instead of blocking the reader forever.
     #[test]

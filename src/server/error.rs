@@ -13,7 +13,7 @@ use crate::embed::EmbedError;
 use crate::index::IndexError;
 use crate::learn::LearnError;
 use crate::rank::RankError;
-use crate::repo::PathError;
+use crate::repo::{PathError, ReadError};
 use crate::search::symbols::SymbolError;
 use crate::search::text::TextSearchError;
 use crate::session::{Phase, Rejected};
@@ -145,6 +145,15 @@ impl From<PathError> for ToolError {
             | PathError::Sensitive(_)
             | PathError::TooLong { .. } => ToolError::InvalidArgument(e.to_string()),
             PathError::Root { .. } => ToolError::Failed(e.to_string()),
+        }
+    }
+}
+
+impl From<ReadError> for ToolError {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Path(p) => p.into(),
+            other => ToolError::InvalidArgument(other.to_string()),
         }
     }
 }

@@ -16,31 +16,16 @@ pub(in crate::server) fn read_lines(
     end: Option<usize>,
     max_tokens: usize,
 ) -> Result<(FileLines, String), ToolError> {
-    let abs = shared.repo.resolve(file)?;
-    if abs.is_dir() {
-        return Err(ToolError::invalid(format!(
-            "`{file}` is a directory: give a file (get_symbols or analyze_structure list a directory)"
-        )));
-    }
-    let bytes = crate::repo::read_regular(&abs)
-        .map_err(|e| ToolError::invalid(format!("cannot read `{file}`: {e}")))?;
-    if crate::repo::bytes_look_binary(&bytes) {
-        return Err(ToolError::invalid(format!("`{file}` is binary")));
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    let lines: Vec<&str> = text.lines().collect();
+    let crate::repo::TextLines {
+        rel,
+        lines,
+        start,
+        end,
+    } = shared.repo.read_lines(file, start, end)?;
     let total = lines.len();
-    let start = start.unwrap_or(1).max(1);
-    if start > total.max(1) {
-        return Err(ToolError::invalid(format!(
-            "start_line {start} is past the end of `{file}` ({total} lines)"
-        )));
-    }
-    let end = end.unwrap_or(total).min(total);
-    let rel = shared.repo.rel(&abs);
     let mut b = Budget::new(max_tokens);
     b.force(&format!("{rel}:{start}-{end} of {total} lines\n"));
-    let wanted = &lines[start - 1..end.max(start - 1)];
+    let wanted = &lines[start - 1..end];
     let shown = b.push_each(wanted.iter().enumerate(), |(i, l)| {
         format!("{}\t{l}\n", start + i)
     });
