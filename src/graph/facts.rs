@@ -299,15 +299,6 @@ fn php(text: &str) -> FileFacts {
     let namespace = re(&NS, r"(?m)^\s*namespace\s+([\w\\]+)\s*;")
         .captures(&code)
         .map_or(String::new(), |c| c[1].to_string());
-    // Imports are the unindented `use` lines; a class body starts at the
-    // first declaration (trait `use` lines are inside it).
-    static FIRST: OnceLock<Regex> = OnceLock::new();
-    let first_body = re(
-        &FIRST,
-        r"(?m)^[ \t]*(?:(?:final|abstract|readonly)\s+)*(?:class|interface|trait|enum)\s+\w+",
-    )
-    .find(&code)
-    .map_or(code.len(), |m| m.end());
     let imports = php_imports(&code);
     for (alias, fq) in &imports {
         let at = code.find(alias.as_str()).unwrap_or(0);
@@ -317,13 +308,50 @@ fn php(text: &str) -> FileFacts {
             line: lines.at(at),
         });
     }
+    let models = php_declarations(&code, &namespace, &imports, &lines, &mut f);
+    php_class_uses(&code, &with_strings, &namespace, &imports, &lines, &mut f);
+    laravel_strings(&with_strings, &lines, &mut f.refs, &mut f.route_names);
+    // Tables: migrations create or alter them, models are about theirs.
+    static SCHEMA: OnceLock<Regex> = OnceLock::new();
+    for c in re(&SCHEMA, r#"Schema::(?:connection\([^)]*\)->)?(?:create|table|drop|dropIfExists|rename)\(\s*['"](\w+)['"]"#).captures_iter(&with_strings) {
+        f.tables.push(c[1].to_string());
+    }
+    if !models.is_empty() {
+        static TABLE: OnceLock<Regex> = OnceLock::new();
+        match re(&TABLE, r#"\$table\s*=\s*['"](\w+)['"]"#).captures(&with_strings) {
+            Some(c) => f.tables.push(c[1].to_string()),
+            None => f.tables.extend(models.iter().map(|m| plural_snake(m))),
+        }
+    }
+    f
+}
+
+/// Declarations: the classes, interfaces, traits and enums the file defines
+/// (FQCNs into `f.defines`), their parents and interfaces, and the traits
+/// their bodies use (`Extends` refs); returns the Eloquent models among them.
+fn php_declarations(
+    code: &str,
+    namespace: &str,
+    imports: &BTreeMap<String, String>,
+    lines: &Lines,
+    f: &mut FileFacts,
+) -> Vec<String> {
+    // Imports are the unindented `use` lines; a class body starts at the
+    // first declaration (trait `use` lines are inside it).
+    static FIRST: OnceLock<Regex> = OnceLock::new();
+    let first_body = re(
+        &FIRST,
+        r"(?m)^[ \t]*(?:(?:final|abstract|readonly)\s+)*(?:class|interface|trait|enum)\s+\w+",
+    )
+    .find(code)
+    .map_or(code.len(), |m| m.end());
     static DECL: OnceLock<Regex> = OnceLock::new();
     let mut models = Vec::new();
     for c in re(
         &DECL,
         r"(?m)^[ \t]*(?:(?:final|abstract|readonly)\s+)*(?:class|interface|trait|enum)\s+(\w+)(?:\s*:\s*\w+)?(?:\s+extends\s+([\w\\]+(?:\s*,\s*[\w\\]+)*))?(?:\s+implements\s+([\w\\]+(?:\s*,\s*[\w\\]+)*))?",
     )
-    .captures_iter(&code)
+    .captures_iter(code)
     {
         let name = &c[1];
         f.defines.push(if namespace.is_empty() {
@@ -336,7 +364,7 @@ fn php(text: &str) -> FileFacts {
                 let parent = parent.trim();
                 f.refs.push(Ref {
                     kind: RefKind::Extends,
-                    target: resolve_php(parent, &namespace, &imports),
+                    target: resolve_php(parent, namespace, imports),
                     line: lines.at(group.start()),
                 });
                 if matches!(
@@ -360,18 +388,32 @@ fn php(text: &str) -> FileFacts {
         for t in m.as_str().split(',') {
             f.refs.push(Ref {
                 kind: RefKind::Extends,
-                target: resolve_php(t.trim(), &namespace, &imports),
+                target: resolve_php(t.trim(), namespace, imports),
                 line: lines.at(first_body + m.start()),
             });
         }
     }
+    models
+}
+
+/// Other class names in code (`X::`, `new X`, type hints, `X::class`,
+/// real-time facades) and string route actions (`'UserController@index'`),
+/// as `Class` refs resolved through the namespace and imports.
+fn php_class_uses(
+    code: &str,
+    with_strings: &str,
+    namespace: &str,
+    imports: &BTreeMap<String, String>,
+    lines: &Lines,
+    f: &mut FileFacts,
+) {
     // Other class names in code: `X::`, `new X`, type hints, `X::class`.
     static NAMES: OnceLock<Regex> = OnceLock::new();
     for m in re(
         &NAMES,
         r"(?:^|[^\w\\$>:])(\\?[A-Z][A-Za-z0-9_]*(?:\\[A-Za-z_][A-Za-z0-9_]*)*)\b",
     )
-    .captures_iter(&code)
+    .captures_iter(code)
     {
         let m = m.get(1).expect("group 1");
         let name = m.as_str();
@@ -379,7 +421,7 @@ fn php(text: &str) -> FileFacts {
         {
             continue;
         }
-        let fq = resolve_php(name, &namespace, &imports);
+        let fq = resolve_php(name, namespace, imports);
         // Real-time facades: `Facades\App\Services\X` is `App\Services\X`.
         let fq = fq
             .strip_prefix("Facades\\")
@@ -392,11 +434,11 @@ fn php(text: &str) -> FileFacts {
     }
     // Route actions as strings: 'UserController@index'.
     static ACTION: OnceLock<Regex> = OnceLock::new();
-    for c in re(&ACTION, r#"['"]([A-Z][\w\\]*Controller)@\w+['"]"#).captures_iter(&with_strings) {
+    for c in re(&ACTION, r#"['"]([A-Z][\w\\]*Controller)@\w+['"]"#).captures_iter(with_strings) {
         let m = c.get(1).expect("group 1");
         let name = m.as_str();
         let fq = if name.contains('\\') || !namespace.is_empty() {
-            resolve_php(name, &namespace, &imports)
+            resolve_php(name, namespace, imports)
         } else {
             format!("App\\Http\\Controllers\\{name}")
         };
@@ -406,20 +448,6 @@ fn php(text: &str) -> FileFacts {
             line: lines.at(m.start()),
         });
     }
-    laravel_strings(&with_strings, &lines, &mut f.refs, &mut f.route_names);
-    // Tables: migrations create or alter them, models are about theirs.
-    static SCHEMA: OnceLock<Regex> = OnceLock::new();
-    for c in re(&SCHEMA, r#"Schema::(?:connection\([^)]*\)->)?(?:create|table|drop|dropIfExists|rename)\(\s*['"](\w+)['"]"#).captures_iter(&with_strings) {
-        f.tables.push(c[1].to_string());
-    }
-    if !models.is_empty() {
-        static TABLE: OnceLock<Regex> = OnceLock::new();
-        match re(&TABLE, r#"\$table\s*=\s*['"](\w+)['"]"#).captures(&with_strings) {
-            Some(c) => f.tables.push(c[1].to_string()),
-            None => f.tables.extend(models.iter().map(|m| plural_snake(m))),
-        }
-    }
-    f
 }
 
 fn blade(text: &str) -> FileFacts {

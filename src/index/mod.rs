@@ -233,6 +233,41 @@ fn lock_sync(repo: &Repo) -> Result<std::fs::File, IndexError> {
     }
 }
 
+/// What a sync must do, from the walked candidates: the files that vanished
+/// (their rows are deleted after the batches, so that a renamed or moved file
+/// reuses their vectors; until then the state still lists them, so a killed
+/// sync deletes them next time) and the files to (re)index, source
+/// directories first.
+async fn plan_sync(
+    candidates: Vec<Candidate>,
+    state: &mut SyncState,
+    store: &Store,
+    config: &Config,
+    report: &mut SyncReport,
+) -> Result<(Vec<String>, Vec<Candidate>), IndexError> {
+    let seen: HashSet<&str> = candidates.iter().map(|c| c.rel.as_str()).collect();
+    let deleted: Vec<String> = state
+        .files
+        .keys()
+        .filter(|k| !seen.contains(k.as_str()))
+        .cloned()
+        .collect();
+    state.skipped.retain(|k, _| seen.contains(k.as_str()));
+    report.deleted = deleted.len();
+
+    // Changed admission settings: files skipped or kept under the old ones
+    // are all read again (vectors are reused by content hash).
+    let admission = admission_rules(config);
+    let recheck = state.admission != admission;
+    if recheck {
+        state.skipped.clear();
+        state.admission = admission;
+    }
+    let mut todo = changed_candidates(candidates, state, store, config, recheck, report).await?;
+    source_dirs_first(&mut todo, &config.source_dirs);
+    Ok((deleted, todo))
+}
+
 async fn run_sync(
     repo: &Repo,
     config: &Config,
@@ -258,30 +293,7 @@ async fn run_sync(
             })
         })??;
 
-    let seen: HashSet<&str> = candidates.iter().map(|c| c.rel.as_str()).collect();
-    let deleted: Vec<String> = state
-        .files
-        .keys()
-        .filter(|k| !seen.contains(k.as_str()))
-        .cloned()
-        .collect();
-    state.skipped.retain(|k, _| seen.contains(k.as_str()));
-    // Rows of vanished files are deleted after the batches, so that a renamed
-    // or moved file reuses their vectors; until then the state still lists
-    // them, so a killed sync deletes them next time.
-    report.deleted = deleted.len();
-
-    // Changed admission settings: files skipped or kept under the old ones
-    // are all read again (vectors are reused by content hash).
-    let admission = admission_rules(config);
-    let recheck = state.admission != admission;
-    if recheck {
-        state.skipped.clear();
-        state.admission = admission;
-    }
-    let mut todo =
-        changed_candidates(candidates, &mut state, store, config, recheck, &mut report).await?;
-    source_dirs_first(&mut todo, &config.source_dirs);
+    let (deleted, todo) = plan_sync(candidates, &mut state, store, config, &mut report).await?;
     progress.files_total.store(todo.len(), Ordering::SeqCst);
     progress.files_done.store(0, Ordering::SeqCst);
     state.save(repo)?;

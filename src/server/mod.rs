@@ -6,6 +6,7 @@ mod code_tools;
 mod error;
 mod graph_tools;
 mod index_tools;
+mod query_text;
 mod session_tools;
 pub mod transport;
 mod wire;

@@ -1,0 +1,232 @@
+//! Tests of graph resolution and related files.
+
+use super::*;
+
+fn repo(files: &[(&str, &str)]) -> (BTreeMap<String, FileFacts>, BTreeSet<String>) {
+    let facts = files
+        .iter()
+        .map(|(f, text)| (f.to_string(), facts::extract(f, text)))
+        .collect();
+    let names = files.iter().map(|(f, _)| f.to_string()).collect();
+    (facts, names)
+}
+
+#[test]
+fn laravel_conventions_resolve_to_files() {
+    let (facts, files) = repo(&[
+        (
+            "app/Http/Controllers/OrderController.php",
+            "<?php\nnamespace App\\Http\\Controllers;\nuse App\\Models\\Order;\nclass OrderController extends Controller {\n public function show() { return view('orders.show', ['o' => Order::first(), 'c' => config('shop.x'), 't' => __('orders.saved')]); }\n}\n",
+        ),
+        (
+            "app/Http/Controllers/Controller.php",
+            "<?php\nnamespace App\\Http\\Controllers;\nabstract class Controller {}\n",
+        ),
+        (
+            "app/Models/Order.php",
+            "<?php\nnamespace App\\Models;\nclass Order extends Model {}\n",
+        ),
+        (
+            "database/migrations/2024_01_01_create_orders_table.php",
+            "<?php\nreturn new class extends Migration { public function up() { Schema::create('orders', function ($t) {}); } };\n",
+        ),
+        (
+            "database/factories/OrderFactory.php",
+            "<?php\nnamespace Database\\Factories;\nuse App\\Models\\Order;\nclass OrderFactory extends Factory { protected $model = Order::class; }\n",
+        ),
+        (
+            "resources/views/orders/show.blade.php",
+            "<x-layout>@include('orders.partials.line')</x-layout>",
+        ),
+        (
+            "resources/views/orders/partials/line.blade.php",
+            "<div></div>",
+        ),
+        ("resources/views/components/layout.blade.php", "{{ $slot }}"),
+        ("config/shop.php", "<?php return ['x' => 1];"),
+        ("lang/en/orders.php", "<?php return ['saved' => 'Saved'];"),
+        (
+            "lang/fr/orders.php",
+            "<?php return ['saved' => 'Enregistré'];",
+        ),
+        (
+            "routes/web.php",
+            "<?php\nuse App\\Http\\Controllers\\OrderController;\nRoute::get('/o/{o}', [OrderController::class, 'show'])->name('orders.show');\n",
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let to = |from: &str| -> Vec<(String, EdgeKind)> {
+        g.out(from).iter().map(|e| (e.to.clone(), e.kind)).collect()
+    };
+    let c = to("app/Http/Controllers/OrderController.php");
+    for want in [
+        ("app/Models/Order.php", EdgeKind::Import),
+        ("app/Http/Controllers/Controller.php", EdgeKind::Extends),
+        ("resources/views/orders/show.blade.php", EdgeKind::View),
+        ("config/shop.php", EdgeKind::Config),
+        ("lang/en/orders.php", EdgeKind::Trans),
+    ] {
+        assert!(
+            c.contains(&(want.0.to_string(), want.1)),
+            "{want:?} in {c:?}"
+        );
+    }
+    assert!(!c.iter().any(|(f, _)| f == "lang/fr/orders.php"));
+    assert!(to("app/Models/Order.php").contains(&(
+        "database/migrations/2024_01_01_create_orders_table.php".into(),
+        EdgeKind::Table
+    )));
+    let v = to("resources/views/orders/show.blade.php");
+    assert!(v.contains(&(
+        "resources/views/orders/partials/line.blade.php".into(),
+        EdgeKind::View
+    )));
+    assert!(v.contains(&(
+        "resources/views/components/layout.blade.php".into(),
+        EdgeKind::Component
+    )));
+    assert!(to("routes/web.php").contains(&(
+        "app/Http/Controllers/OrderController.php".into(),
+        EdgeKind::Import
+    )));
+
+    // The model's change set: its migration, its factory, the controller.
+    let r = related(&g, None, &["app/Models/Order.php".to_string()], 10);
+    let files: Vec<&str> = r.iter().map(|x| x.file.as_str()).collect();
+    for want in [
+        "database/migrations/2024_01_01_create_orders_table.php",
+        "database/factories/OrderFactory.php",
+        "app/Http/Controllers/OrderController.php",
+    ] {
+        assert!(files.contains(&want), "{want} in {files:?}");
+    }
+    assert!(
+        r[0].edges.iter().any(|e| e.starts_with("table")),
+        "{:?}",
+        r[0]
+    );
+}
+
+#[test]
+fn script_and_python_imports_resolve_with_extensions_and_packages() {
+    let (facts, files) = repo(&[
+        (
+            "resources/js/app.js",
+            "import Nav from './components/Nav.vue'\nimport util from './util'\nimport x from '@/lib'\n",
+        ),
+        ("resources/js/components/Nav.vue", "<template/>"),
+        ("resources/js/util.ts", "export const a = 1"),
+        ("resources/js/lib/index.js", "export default 1"),
+        (
+            "src/flask/app.py",
+            "from .helpers import get_root\nfrom . import json\nimport flask.sessions\n",
+        ),
+        ("src/flask/helpers.py", ""),
+        ("src/flask/json/__init__.py", ""),
+        ("src/flask/sessions.py", ""),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let to = |from: &str| -> Vec<&str> { g.out(from).iter().map(|e| e.to.as_str()).collect() };
+    assert_eq!(
+        to("resources/js/app.js"),
+        [
+            "resources/js/components/Nav.vue",
+            "resources/js/lib/index.js",
+            "resources/js/util.ts"
+        ]
+    );
+    assert_eq!(
+        to("src/flask/app.py"),
+        [
+            "src/flask/helpers.py",
+            "src/flask/json/__init__.py",
+            "src/flask/sessions.py"
+        ]
+    );
+}
+
+#[test]
+fn alias_imports_find_their_root() {
+    // koel keeps its Vue app in resources/assets/js (Laravel before 5.7);
+    // another app aliases `@` to frontend/src (tsconfig paths): a unique
+    // file ending in the imported path is the target, an ambiguous one
+    // is no edge.
+    let (facts, files) = repo(&[
+        (
+            "resources/assets/js/components/LoginForm.vue",
+            "<script setup lang=\"ts\">\nimport { authService } from '@/services/authService'\n</script>\n",
+        ),
+        (
+            "resources/assets/js/services/authService.ts",
+            "export const authService = {}",
+        ),
+        (
+            "frontend/src/App.vue",
+            "<script>\nimport { store } from '@/stores/cart'\nimport util from '@/util'\n</script>\n",
+        ),
+        ("frontend/src/stores/cart.ts", "export const store = 1"),
+        ("frontend/src/util.ts", "export default 1"),
+        ("tools/util.ts", "export default 2"),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let to = |from: &str| -> Vec<&str> { g.out(from).iter().map(|e| e.to.as_str()).collect() };
+    assert_eq!(
+        to("resources/assets/js/components/LoginForm.vue"),
+        ["resources/assets/js/services/authService.ts"]
+    );
+    assert_eq!(to("frontend/src/App.vue"), ["frontend/src/stores/cart.ts"]);
+}
+
+#[test]
+fn siblings_share_a_parent() {
+    let storage = |name: &str| {
+        format!(
+            "<?php\nnamespace App\\Services\\SongStorages;\nclass {name} extends SongStorage {{}}\n"
+        )
+    };
+    let (facts, files) = repo(&[
+        (
+            "app/Services/SongStorages/SongStorage.php",
+            "<?php\nnamespace App\\Services\\SongStorages;\nabstract class SongStorage {}\n",
+        ),
+        (
+            "app/Services/SongStorages/LocalStorage.php",
+            &storage("LocalStorage"),
+        ),
+        (
+            "app/Services/SongStorages/SftpStorage.php",
+            &storage("SftpStorage"),
+        ),
+        (
+            "app/Services/SongStorages/S3Storage.php",
+            &storage("S3Storage"),
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let r = related(
+        &g,
+        None,
+        &["app/Services/SongStorages/LocalStorage.php".into()],
+        10,
+    );
+    let files: Vec<&str> = r.iter().map(|x| x.file.as_str()).collect();
+    assert_eq!(files[0], "app/Services/SongStorages/SongStorage.php");
+    assert!(
+        files.contains(&"app/Services/SongStorages/SftpStorage.php"),
+        "{files:?}"
+    );
+    let sftp = r
+        .iter()
+        .find(|x| x.file.ends_with("SftpStorage.php"))
+        .unwrap();
+    assert!(
+        sftp.edges[0].starts_with("sibling (app/Services/SongStorages/SongStorage.php)"),
+        "{sftp:?}"
+    );
+}
+
+#[test]
+fn names_become_paths() {
+    assert_eq!(studly_path("admin.user-table"), "Admin\\UserTable");
+    assert_eq!(normalize("a/./b/../c"), "a/c");
+}
