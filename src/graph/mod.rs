@@ -192,6 +192,9 @@ struct Resolver<'a> {
     routes: HashMap<&'a str, Vec<&'a str>>,
     /// Lowercase file stem → config files (`config/app.php`, `app/Config/app.php`).
     configs: HashMap<String, Vec<&'a str>>,
+    /// Roots of `@/` aliases found by a file-name suffix (see `script`), tried
+    /// before the next scan.
+    alias_roots: std::cell::RefCell<Vec<String>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -225,6 +228,7 @@ impl<'a> Resolver<'a> {
             classes,
             routes,
             configs,
+            alias_roots: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -323,7 +327,9 @@ impl<'a> Resolver<'a> {
     /// `resources/assets/js`, …); with the usual extensions and `index`
     /// files. An alias whose root is none of those (a `tsconfig.json`
     /// `paths` entry of its own) resolves when exactly one file in the
-    /// repository ends with the imported path.
+    /// repository ends with the imported path; its root is then tried first
+    /// for the next imports, so the repository is scanned about once per
+    /// alias.
     fn script(&self, from: &str, target: &str) -> Vec<String> {
         let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
         let alias = target.strip_prefix("@/").or(target.strip_prefix("~/"));
@@ -338,6 +344,8 @@ impl<'a> Resolver<'a> {
                 "app/javascript",
             ]
             .iter()
+            .map(|r| (*r).to_string())
+            .chain(self.alias_roots.borrow().iter().cloned())
             .map(|r| format!("{r}/{rest}"))
             .collect()
         } else if target.starts_with('.') {
@@ -354,12 +362,17 @@ impl<'a> Resolver<'a> {
                 .into_iter()
                 .map(|c| format!("/{c}"))
                 .collect();
-            let mut hits = self
-                .files
-                .iter()
-                .filter(|f| suffixes.iter().any(|s| f.ends_with(s.as_str())));
+            let mut hits = self.files.iter().filter_map(|f| {
+                suffixes
+                    .iter()
+                    .find(|s| f.ends_with(s.as_str()))
+                    .map(|s| (f, &f[..f.len() - s.len()]))
+            });
             return match (hits.next(), hits.next()) {
-                (Some(one), None) => vec![one.clone()],
+                (Some((one, root)), None) => {
+                    self.alias_roots.borrow_mut().push(root.to_string());
+                    vec![one.clone()]
+                }
                 _ => Vec::new(),
             };
         }

@@ -149,8 +149,9 @@ fn script_and_python_imports_resolve_with_extensions_and_packages() {
 fn alias_imports_find_their_root() {
     // koel keeps its Vue app in resources/assets/js (Laravel before 5.7);
     // another app aliases `@` to frontend/src (tsconfig paths): a unique
-    // file ending in the imported path is the target, an ambiguous one
-    // is no edge.
+    // file ending in the imported path is the target and its root is
+    // learned (`@/util` then means frontend/src/util.ts, not tools/util.ts);
+    // an ambiguous ending outside the learned roots is no edge.
     let (facts, files) = repo(&[
         (
             "resources/assets/js/components/LoginForm.vue",
@@ -167,6 +168,9 @@ fn alias_imports_find_their_root() {
         ("frontend/src/stores/cart.ts", "export const store = 1"),
         ("frontend/src/util.ts", "export default 1"),
         ("tools/util.ts", "export default 2"),
+        ("web/main.ts", "import { h } from '@/helpers'\n"),
+        ("lib/a/helpers.ts", "export const h = 1"),
+        ("lib/b/helpers.ts", "export const h = 2"),
     ]);
     let g = Graph::build(&facts, &files);
     let to = |from: &str| -> Vec<&str> { g.out(from).iter().map(|e| e.to.as_str()).collect() };
@@ -174,7 +178,11 @@ fn alias_imports_find_their_root() {
         to("resources/assets/js/components/LoginForm.vue"),
         ["resources/assets/js/services/authService.ts"]
     );
-    assert_eq!(to("frontend/src/App.vue"), ["frontend/src/stores/cart.ts"]);
+    assert_eq!(
+        to("frontend/src/App.vue"),
+        ["frontend/src/stores/cart.ts", "frontend/src/util.ts"]
+    );
+    assert!(to("web/main.ts").is_empty());
 }
 
 #[test]
