@@ -107,10 +107,11 @@ def snapshot(repo, before=None):
     return git(repo, "rev-parse", "HEAD").strip()
 
 
-def commit_queries(repo, snap, max_commits):
-    """English queries from the newest commits reachable from `snap`."""
+def _queries(repo, snap, revs, limit, *extra):
+    """Queries from `git log REVS` (`extra`: more log options), in log order,
+    at most `limit`, with their relevant files as they exist at `snap`."""
     present = set(git(repo, "ls-tree", "-r", "--name-only", snap).splitlines())
-    log = git(repo, "log", "--no-merges", "--format=%x00%H%x01%cI%x01%s", "--name-only", snap)
+    log = git(repo, "log", "--no-merges", *extra, "--format=%x00%H%x01%cI%x01%s", "--name-only", revs)
     out, seen = [], set()
     for block in log.split("\x00")[1:]:
         lines = [l for l in block.splitlines() if l.strip()]
@@ -125,32 +126,21 @@ def commit_queries(repo, snap, max_commits):
             continue
         seen.add(q.lower())
         out.append(Query(sha, q, rel, date, identifiers=has_identifier(q)))
-        if len(out) >= max_commits:
+        if len(out) >= limit:
             break
     return out
+
+
+def commit_queries(repo, snap, max_commits):
+    """English queries from the newest commits reachable from `snap`."""
+    return _queries(repo, snap, snap, max_commits)
 
 
 def later_queries(repo, snap, until, limit):
     """Queries from commits after `snap` up to `until` (oldest first), with
     their relevant files as they exist at the snapshot."""
-    present = set(git(repo, "ls-tree", "-r", "--name-only", snap).splitlines())
     end = git(repo, "rev-list", "-1", f"--before={until}T00:00:00Z", tip(repo)).strip() if until else tip(repo)
-    log = git(repo, "log", "--no-merges", "--reverse", "--format=%x00%H%x01%cI%x01%s", "--name-only", f"{snap}..{end}")
-    out, seen = [], set()
-    for block in log.split("\x00")[1:]:
-        lines = [l for l in block.splitlines() if l.strip()]
-        if not lines:
-            continue
-        sha, date, subject = lines[0].split("\x01", 2)
-        q = clean_subject(subject)
-        if MAINTENANCE.search(q) or len(re.findall(r"\w+", q)) < 3 or q.lower() in seen:
-            continue
-        rel = sorted(f for f in lines[1:] if f in present and is_source(f))
-        if not rel or len(rel) > MAX_RELEVANT:
-            continue
-        seen.add(q.lower())
-        out.append(Query(sha, q, rel, date, identifiers=has_identifier(q)))
-    return out[:limit]
+    return _queries(repo, snap, f"{snap}..{end}", limit, "--reverse")
 
 
 def balanced(queries, total, min_plain):
