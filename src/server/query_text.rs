@@ -46,11 +46,12 @@ pub(super) fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Sho
         b.force(&format!("{}\n", no_results(readiness)));
     }
     let layout = Layout::new(&o.files, b.left());
+    let keep = layout.entries.len();
     let mut seen = Shown::default();
-    for (i, f) in o.files.iter_mut().enumerate().take(layout.keep) {
+    for (i, (f, h)) in o.files.iter_mut().zip(&layout.entries).enumerate() {
         seen.name(&f.file);
         if i >= layout.full {
-            b.push(&compact_line(i, f));
+            b.push(&h[0]);
             // The structured reply says what the line says: the best
             // chunk's place, no code, facts or signature.
             f.chunks.truncate(1);
@@ -62,7 +63,6 @@ pub(super) fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Sho
             }
             continue;
         }
-        let h = file_lines(i, f);
         b.push(&h[0]);
         for (c, line) in f.chunks.iter_mut().zip(&h[1..]) {
             b.push(line);
@@ -87,9 +87,9 @@ pub(super) fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Sho
             c.content = shown;
         }
     }
-    if layout.keep < o.files.len() {
+    if keep < o.files.len() {
         b.truncated = true;
-        o.files.truncate(layout.keep);
+        o.files.truncate(keep);
     }
     if !also.is_empty() {
         b.force("also check (code graph and co-change of the top files):\n");
@@ -112,9 +112,10 @@ pub(super) fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Sho
 /// get their full entry (chunks, facts) while the lines stay within two
 /// thirds of the room, and their code shares what is left.
 struct Layout {
-    /// Files listed (in rank order).
-    keep: usize,
-    /// Of those, the first `full` show their chunks and code.
+    /// The text of each file listed (in rank order): its full entry (header
+    /// and one line per chunk, before the code) or its one line.
+    entries: Vec<Vec<String>>,
+    /// The first `full` entries are full ones and show code.
     full: usize,
     /// Code tokens per shown chunk.
     per_chunk: usize,
@@ -129,29 +130,35 @@ impl Layout {
                 .sum()
         };
         let mut used = 0;
-        let mut keep = 0;
+        let mut entries: Vec<Vec<String>> = Vec::new();
         for (i, f) in files.iter().enumerate() {
-            let c = super::budget::estimate_tokens(&compact_line(i, f));
+            let line = vec![compact_line(i, f)];
+            let c = cost(&line);
             if used + c > room / 2 {
                 break;
             }
             used += c;
-            keep += 1;
+            entries.push(line);
         }
-        let mut full = 0;
-        for (i, f) in files.iter().enumerate().take(keep.min(QUERY_CODE_FILES)) {
-            let extra = cost(&file_lines(i, f))
-                .saturating_sub(super::budget::estimate_tokens(&compact_line(i, f)));
+        let (mut full_n, mut chunks) = (0, 0);
+        for (i, f) in files
+            .iter()
+            .enumerate()
+            .take(entries.len().min(QUERY_CODE_FILES))
+        {
+            let full = file_lines(i, f);
+            let extra = cost(&full).saturating_sub(cost(&entries[i]));
             if used + extra > room * 2 / 3 {
                 break;
             }
             used += extra;
-            full += 1;
+            chunks += f.chunks.len();
+            entries[i] = full;
+            full_n += 1;
         }
-        let chunks: usize = files.iter().take(full).map(|f| f.chunks.len()).sum();
         Layout {
-            keep,
-            full,
+            entries,
+            full: full_n,
             per_chunk: room.saturating_sub(used) / chunks.max(1),
         }
     }
