@@ -20,6 +20,7 @@ const LAYERS: &[&str] = &[
     "framework",
     "lexical",
     "graph",
+    "http",
     "model",
     "runtime",
     "embed",

@@ -15,6 +15,7 @@ pub(crate) mod config;
 pub(crate) mod embed;
 pub(crate) mod framework;
 pub(crate) mod graph;
+pub(crate) mod http;
 pub(crate) mod index;
 pub(crate) mod lang;
 pub(crate) mod learn;

@@ -1,7 +1,8 @@
 //! The default embedding model's files: found in the Hugging Face hub cache
 //! fastembed loads from, or downloaded into it from the Hub (or the mirror
-//! `HF_ENDPOINT` names) with hf-hub, resumed after an interruption, and
-//! checked against the Hub's checksums before anything loads them.
+//! `HF_ENDPOINT` names) over [`crate::http`]'s agent, in hf-hub's cache
+//! layout, resumed after an interruption, and checked against the Hub's
+//! checksums before anything loads them.
 //!
 //! `code-intel model pull` runs [`pull`] ahead of time; the first
 //! [`crate::embed::FastEmbedder::load`] without `model_dir` runs it too.
@@ -9,7 +10,6 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use hf_hub::api::sync::{ApiBuilder, ApiRepo, Metadata};
 use hf_hub::{Cache, Repo};
 use sha2::{Digest, Sha256};
 
@@ -40,7 +40,7 @@ const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     #[error(
-        "could not download {file} of {MODEL_REPO} from {endpoint}: {message}; check the network (HTTPS_PROXY / NO_PROXY are honoured), set HF_ENDPOINT to a reachable mirror, or set model_dir to a directory that already holds the model; an interrupted download resumes on the next try"
+        "could not download {file} of {MODEL_REPO} from {endpoint}: {message}; check the network (HTTPS_PROXY / NO_PROXY are honoured; a TLS-intercepting proxy's CA must be in the system's certificate store or SSL_CERT_FILE), set HF_ENDPOINT to a reachable mirror, or set model_dir to a directory that already holds the model; an interrupted download resumes on the next try"
     )]
     Fetch {
         file: String,
@@ -181,31 +181,26 @@ pub fn pull(config: &Config, progress: bool) -> Result<Pulled, ModelError> {
         .ok()
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty());
-    let api = ApiBuilder::from_cache(Cache::new(cache_dir.clone()))
-        .with_endpoint(endpoint.clone())
-        .with_token(token)
-        .with_progress(false)
-        .with_retries(RETRIES)
-        .build()
-        .map_err(|e| fetch_err(missing[0], e.to_string()))?;
-    let repo = api.model(MODEL_REPO.to_string());
-    let mut wanted: Vec<(&str, Metadata)> = Vec::new();
+    let hub = Hub::new(&endpoint, token);
+    let cache = Cache::new(cache_dir.clone()).repo(Repo::model(MODEL_REPO.to_string()));
+    let mut wanted: Vec<(&str, Remote)> = Vec::new();
     for file in missing {
-        let meta = api
-            .metadata(&repo.url(file))
-            .map_err(|e| fetch_err(file, e.to_string()))?;
-        wanted.push((file, meta));
+        let remote = hub.metadata(file).map_err(|e| fetch_err(file, e))?;
+        wanted.push((file, remote));
     }
-    let total: u64 = wanted.iter().map(|(_, m)| m.size() as u64).sum();
+    let total: u64 = wanted.iter().map(|(_, m)| m.size).sum();
     eprintln!(
         "code-intel: downloading {MODEL_REPO} ({} MB) to {} from {endpoint}",
         total.div_ceil(1_000_000),
         cache_dir.display()
     );
-    for (file, meta) in wanted {
-        let path = download(&repo, file, progress).map_err(|e| fetch_err(file, e))?;
-        if let Err((expected, found)) = verify(&path, meta.size() as u64, meta.etag()) {
-            remove_download(&cache_dir, &path, &meta);
+    for (file, remote) in wanted {
+        let blob = cache.blob_path(&remote.etag);
+        hub.download(file, &remote, &blob, progress)
+            .map_err(|e| fetch_err(file, e))?;
+        if let Err((expected, found)) = verify(&blob, remote.size, &remote.etag) {
+            let _ = std::fs::remove_file(blob.with_extension("lock"));
+            let _ = std::fs::remove_file(&blob);
             return Err(ModelError::Corrupt {
                 file: file.to_string(),
                 endpoint: endpoint.clone(),
@@ -213,21 +208,241 @@ pub fn pull(config: &Config, progress: bool) -> Result<Pulled, ModelError> {
                 found,
             });
         }
+        let io_err = |source| ModelError::Io {
+            path: cache_dir.clone(),
+            source,
+        };
+        link_snapshot(&cache, file, &remote).map_err(io_err)?;
         pulled.downloaded.push(file.to_string());
-        pulled.bytes += meta.size() as u64;
+        pulled.bytes += remote.size;
     }
     Ok(pulled)
 }
 
-fn download(repo: &ApiRepo, file: &str, progress: bool) -> Result<PathBuf, String> {
-    let result = if progress {
-        let bar =
-            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-        repo.download_with_progress(file, bar)
-    } else {
-        repo.download_with_progress(file, ())
-    };
-    result.map_err(|e| e.to_string())
+/// What the Hub says of a file before its download, from the headers of a
+/// one-byte range request (what hf-hub 0.5's `metadata` reads): the commit
+/// (`X-Repo-Commit`), the checksum ETag without quotes (`X-Linked-Etag` for
+/// large files, else `ETag`) and the size in bytes (`X-Linked-Size`, else
+/// the total of `Content-Range`).
+#[derive(Debug, Clone, PartialEq)]
+struct Remote {
+    commit: String,
+    etag: String,
+    size: u64,
+}
+
+/// The Hub (or a mirror) over [`crate::http`]'s agent. hf-hub 0.5 builds
+/// its own ureq agent with the bundled roots only and no way to pass
+/// another, so behind a TLS-intercepting proxy it could not download; the
+/// cache layout stays hf-hub's ([`Cache`]: `blobs/<etag>`,
+/// `snapshots/<commit>/<file>`, `refs/main`), the one fastembed reads.
+struct Hub {
+    endpoint: String,
+    token: Option<String>,
+    /// Follows no redirect, so that the Hub's headers are read from its own
+    /// answer, not from the CDN's.
+    direct: ureq::Agent,
+    /// Follows redirects (the Hub sends large files' bytes from a CDN).
+    follow: ureq::Agent,
+}
+
+impl Hub {
+    fn new(endpoint: &str, token: Option<String>) -> Self {
+        let direct = ureq::Agent::config_builder()
+            .tls_config(crate::http::tls_config())
+            .max_redirects(0)
+            .build()
+            .into();
+        Hub {
+            endpoint: endpoint.to_string(),
+            token,
+            direct,
+            follow: crate::http::agent(),
+        }
+    }
+
+    fn url(&self, file: &str) -> String {
+        format!("{}/{MODEL_REPO}/resolve/main/{file}", self.endpoint)
+    }
+
+    fn get(
+        &self,
+        agent: &ureq::Agent,
+        url: &str,
+        range: &str,
+    ) -> Result<ureq::http::Response<ureq::Body>, String> {
+        let mut request = agent.get(url).header("Range", range);
+        if let Some(t) = &self.token {
+            request = request.header("Authorization", format!("Bearer {t}"));
+        }
+        request.call().map_err(|e| e.to_string())
+    }
+
+    /// [`Remote`] of `file`: relative redirects (a renamed repository) are
+    /// followed on the Hub; the size of a file the Hub redirects to a CDN
+    /// without `X-Linked-Size` is read from the CDN's answer.
+    fn metadata(&self, file: &str) -> Result<Remote, String> {
+        let mut url = self.url(file);
+        let mut response = self.get(&self.direct, &url, "bytes=0-0")?;
+        for _ in 0..5 {
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .filter(|l| l.starts_with('/'))
+                .map(str::to_string);
+            let Some(path) = location.filter(|_| response.status().is_redirection()) else {
+                break;
+            };
+            url = format!("{}{path}", origin(&url));
+            response = self.get(&self.direct, &url, "bytes=0-0")?;
+        }
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.trim().trim_matches('"').to_string())
+        };
+        let missing = |name: &str| format!("the answer has no {name} header");
+        let etag = header("x-linked-etag")
+            .or_else(|| header("etag"))
+            .ok_or_else(|| missing("ETag"))?;
+        let commit = header("x-repo-commit").ok_or_else(|| missing("X-Repo-Commit"))?;
+        let size = match header("x-linked-size") {
+            Some(s) => s.parse().ok(),
+            None if response.status().is_redirection() => {
+                let cdn = header("location").ok_or_else(|| missing("Location"))?;
+                let answer = self.get(&self.follow, &cdn, "bytes=0-0")?;
+                content_range_total(answer.headers().get("content-range"))
+            }
+            None => content_range_total(response.headers().get("content-range")),
+        }
+        .ok_or_else(|| missing("size (X-Linked-Size or Content-Range)"))?;
+        Ok(Remote { commit, etag, size })
+    }
+
+    /// Downloads `file` into `blob` through `<blob>.part`, resuming from the
+    /// bytes a killed or failed transfer left there with a range request,
+    /// [`RETRIES`] more times after a failure (backing off 300 ms … 10 s).
+    /// `<blob>.lock` keeps two processes from writing the same part.
+    fn download(
+        &self,
+        file: &str,
+        remote: &Remote,
+        blob: &Path,
+        progress: bool,
+    ) -> Result<(), String> {
+        let parent = blob.parent().unwrap_or(blob);
+        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        let lock = std::fs::File::create(blob.with_extension("lock")).map_err(|e| e.to_string())?;
+        lock.lock().map_err(|e| e.to_string())?;
+        if std::fs::metadata(blob).is_ok_and(|m| m.len() == remote.size) {
+            return Ok(()); // another process finished it meanwhile
+        }
+        let part = blob.with_extension("part");
+        let mut out = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&part)
+            .map_err(|e| e.to_string())?;
+        let bar = if progress {
+            indicatif::ProgressBar::with_draw_target(
+                Some(remote.size),
+                indicatif::ProgressDrawTarget::stderr(),
+            )
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.set_message(file.to_string());
+        let mut attempt = 0;
+        loop {
+            let mut have = out.metadata().map_err(|e| e.to_string())?.len();
+            if have > remote.size {
+                out.set_len(0).map_err(|e| e.to_string())?;
+                have = 0;
+            }
+            bar.set_position(have);
+            let result = if have < remote.size {
+                self.get(&self.follow, &self.url(file), &format!("bytes={have}-"))
+                    .and_then(|mut response| {
+                        if response.status() != 206 && have > 0 {
+                            // the server ignored the range: start over
+                            out.set_len(0).map_err(|e| e.to_string())?;
+                            bar.set_position(0);
+                        }
+                        let mut reader = response.body_mut().as_reader();
+                        std::io::copy(&mut reader, &mut bar.wrap_write(&mut out))
+                            .map(|_| ())
+                            .map_err(|e| e.to_string())
+                    })
+            } else {
+                Ok(())
+            };
+            let have = out.metadata().map_err(|e| e.to_string())?.len();
+            let result = result.and_then(|()| match have.cmp(&remote.size) {
+                std::cmp::Ordering::Less => Err(format!(
+                    "{file}: the transfer ended after {have} of {} bytes",
+                    remote.size
+                )),
+                std::cmp::Ordering::Equal => Ok(()),
+                std::cmp::Ordering::Greater => Err(format!(
+                    "{file}: received {have} bytes, the hub announced {}",
+                    remote.size
+                )),
+            });
+            match result {
+                Ok(()) => break,
+                Err(e) if attempt >= RETRIES => return Err(e),
+                Err(_) => {
+                    let wait = (300u64 << attempt).min(10_000);
+                    std::thread::sleep(std::time::Duration::from_millis(wait));
+                    attempt += 1;
+                }
+            }
+        }
+        bar.finish_and_clear();
+        drop(out);
+        std::fs::rename(&part, blob).map_err(|e| e.to_string())
+    }
+}
+
+/// `scheme://host[:port]` of an absolute URL.
+fn origin(url: &str) -> &str {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    url[after_scheme..]
+        .find('/')
+        .map_or(url, |i| &url[..after_scheme + i])
+}
+
+/// The total of a `Content-Range: bytes a-b/TOTAL` header.
+fn content_range_total(value: Option<&ureq::http::HeaderValue>) -> Option<u64> {
+    value?
+        .to_str()
+        .ok()?
+        .rsplit('/')
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Points `snapshots/<commit>/<file>` at `blobs/<etag>` with a relative
+/// link (hf-hub's layout) and records the commit in `refs/main`.
+fn link_snapshot(cache: &hf_hub::CacheRepo, file: &str, remote: &Remote) -> std::io::Result<()> {
+    let pointer = cache.pointer_path(&remote.commit).join(file);
+    if let Some(dir) = pointer.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    if std::fs::symlink_metadata(&pointer).is_err() {
+        let up = "../".repeat(1 + Path::new(file).components().count());
+        let target = PathBuf::from(format!("{up}blobs/{}", remote.etag));
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&target, &pointer)?;
+        #[cfg(not(unix))]
+        std::fs::copy(cache.blob_path(&remote.etag), &pointer).map(|_| ())?;
+    }
+    cache.create_ref(&remote.commit)
 }
 
 /// Checks a downloaded file against the Hub's metadata (`expected_size` in
@@ -280,17 +495,6 @@ fn stream(path: &Path, mut update: impl FnMut(&[u8])) -> std::io::Result<()> {
     }
 }
 
-/// Removes a rejected download: the snapshot's link (what `missing_files`
-/// looks at), the blob it points to and hf-hub's lock file beside it, so
-/// the next pull starts afresh.
-fn remove_download(cache_dir: &Path, pointer: &Path, meta: &Metadata) {
-    let repo = Cache::new(cache_dir.to_path_buf()).repo(Repo::model(MODEL_REPO.to_string()));
-    let blob = repo.blob_path(meta.etag());
-    let _ = std::fs::remove_file(blob.with_extension("lock"));
-    let _ = std::fs::remove_file(blob);
-    let _ = std::fs::remove_file(pointer);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +503,24 @@ mod tests {
         let f = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(f.path(), content).unwrap();
         f
+    }
+
+    #[test]
+    fn urls_and_ranges_are_read_as_the_hub_sends_them() {
+        assert_eq!(
+            origin("https://huggingface.co/a/b/resolve/main/x"),
+            "https://huggingface.co"
+        );
+        assert_eq!(origin("http://127.0.0.1:8080/x"), "http://127.0.0.1:8080");
+        assert_eq!(origin("http://127.0.0.1:8080"), "http://127.0.0.1:8080");
+        let range = |v: &'static str| ureq::http::HeaderValue::from_static(v);
+        assert_eq!(
+            content_range_total(Some(&range("bytes 0-0/470637416"))),
+            Some(470_637_416)
+        );
+        assert_eq!(content_range_total(Some(&range("bytes */12"))), Some(12));
+        assert_eq!(content_range_total(Some(&range("bytes 0-0/*"))), None);
+        assert_eq!(content_range_total(None), None);
     }
 
     #[test]

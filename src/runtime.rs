@@ -25,7 +25,7 @@ pub enum RuntimeFetchError {
     )]
     Unsupported { platform: String },
     #[error(
-        "could not download ONNX Runtime {ORT_VERSION} from {url}: {message}; check the network (HTTPS_PROXY is honoured), set CODE_INTEL_PYPI_URL to a PyPI mirror, or install it (`pip install onnxruntime`) and set ORT_DYLIB_PATH"
+        "could not download ONNX Runtime {ORT_VERSION} from {url}: {message}; check the network (HTTPS_PROXY is honoured; a TLS-intercepting proxy's CA must be in the system's certificate store or SSL_CERT_FILE), set CODE_INTEL_PYPI_URL to a PyPI mirror, or install it (`pip install onnxruntime`) and set ORT_DYLIB_PATH"
     )]
     Fetch { url: String, message: String },
     #[error(
@@ -123,7 +123,8 @@ pub fn pull() -> Result<PathBuf, RuntimeFetchError> {
         message,
     };
     std::fs::create_dir_all(&dir).map_err(|e| io_err(e.to_string()))?;
-    let mut response = ureq::get(url)
+    let mut response = crate::http::agent()
+        .get(url)
         .call()
         .map_err(|e| fetch_err(url, e.to_string()))?;
     let size = response
@@ -190,7 +191,8 @@ fn wheel_of(
         url: index.to_string(),
         message,
     };
-    let meta: serde_json::Value = ureq::get(index)
+    let meta: serde_json::Value = crate::http::agent()
+        .get(index)
         .call()
         .map_err(|e| fetch_err(e.to_string()))?
         .body_mut()

@@ -64,6 +64,7 @@ impl EndpointEmbedder {
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_secs(config.timeout_seconds)))
             .http_status_as_error(false)
+            .tls_config(crate::http::tls_config())
             .build()
             .new_agent();
         Ok(EndpointEmbedder {

@@ -18,6 +18,8 @@ Faults, set on the server object between requests:
 
 import hashlib
 import json
+import ssl
+import subprocess
 import threading
 import time
 import zipfile
@@ -55,19 +57,51 @@ class QuietHandler(BaseHTTPRequestHandler):
         pass
 
 
+def make_ca(directory: Path):
+    """A certificate authority of the test's own and a certificate it signs
+    for 127.0.0.1, made with the openssl CLI: (ca.pem, server.pem,
+    server.key). No trust store holds the CA until a test names it
+    (SSL_CERT_FILE), like a TLS-intercepting proxy's CA on a machine that
+    was not told about it."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    ca, ca_key = d / "ca.pem", d / "ca.key"
+    cert, key, csr, ext = d / "server.pem", d / "server.key", d / "server.csr", d / "server.ext"
+
+    def openssl(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", str(ca_key),
+            "-out", str(ca), "-subj", "/CN=code-intel test proxy CA",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(csr), "-subj", "/CN=127.0.0.1")
+    ext.write_text("basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                   "extendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n")
+    openssl("x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial",
+            "-days", "2", "-out", str(cert), "-extfile", str(ext))
+    return ca, cert, key
+
+
 class LocalServer:
     """An HTTP server on 127.0.0.1 (a free port) serving `self._handler()`
-    on a daemon thread while used as a context manager."""
+    on a daemon thread while used as a context manager; HTTPS when `tls` is
+    (certificate, key) files, e.g. from `make_ca`."""
 
-    def __init__(self):
+    def __init__(self, tls=None):
         self.requests = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(tls[0]), str(tls[1]))
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.scheme = "https"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}"
 
     def __enter__(self):
         self.thread.start()
@@ -82,7 +116,7 @@ class LocalServer:
 
 
 class HubMirror(LocalServer):
-    def __init__(self, model_dir: Path):
+    def __init__(self, model_dir: Path, tls=None):
         self.files = {}
         for name, local in FILES.items():
             path = Path(model_dir) / local
@@ -90,7 +124,7 @@ class HubMirror(LocalServer):
             self.files[name] = {"path": path, "size": size, "sha256": sha256, "sha1": sha1}
         self.stall_after = {}
         self.corrupt = {}
-        super().__init__()
+        super().__init__(tls)
 
     def _handler(self):
         mirror = self
@@ -165,7 +199,7 @@ class PypiMirror(LocalServer):
     wheel holding `library` (built in `tmp`) and a Windows entry pointing
     nowhere. `bad_digest` makes the index announce a wrong SHA-256."""
 
-    def __init__(self, library: Path, tmp: Path):
+    def __init__(self, library: Path, tmp: Path, tls=None):
         self.name = "onnxruntime-1.31.1-cp312-cp312-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"
         wheel = tmp / self.name
         with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
@@ -174,7 +208,7 @@ class PypiMirror(LocalServer):
         self.wheel = wheel.read_bytes()
         self.sha256 = hashlib.sha256(self.wheel).hexdigest()
         self.bad_digest = False
-        super().__init__()
+        super().__init__(tls)
 
     def _handler(self):
         mirror = self

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conftest import ASSETS, BIN, make_repo
 from conftest import run_bin as run
-from hub_mirror import HubMirror, PypiMirror, mirror_env, sha256_of
+from hub_mirror import HubMirror, PypiMirror, make_ca, mirror_env, sha256_of
 
 MODEL_DIR = Path(ASSETS) / "models" / "multilingual-e5-small"
 REPO_CACHE = "models--intfloat--multilingual-e5-small"
@@ -164,3 +164,44 @@ def test_missing_onnx_runtime_is_downloaded_from_pypi(tmp_path):
         refused = run(["index", str(repo)], offline, check=False)
         assert refused.returncode == 1 and "ONNX Runtime library not found" in refused.stderr, refused.stderr
         assert len(mirror.requests) == served
+
+
+def test_downloads_trust_the_systems_certificates(tmp_path):
+    """Behind a TLS-intercepting proxy every certificate is signed by the
+    proxy's CA, which the machine trusts and Mozilla's bundled list does
+    not. Both downloads (ONNX Runtime from PyPI, the model from the Hub)
+    are served over HTTPS by a CA of the test's own: refused while no trust
+    store names it, fetched once the system's store (SSL_CERT_FILE) does."""
+    library = Path(os.environ["ORT_DYLIB_PATH"])
+    repo = make_repo(tmp_path)
+    ca, cert, key = make_ca(tmp_path / "ca")
+    empty_path = tmp_path / "no-python"  # no pip-installed onnxruntime to find
+    empty_path.mkdir()
+    with HubMirror(MODEL_DIR, tls=(cert, key)) as hub, PypiMirror(library, tmp_path, tls=(cert, key)) as pypi:
+        assert hub.url.startswith("https://") and pypi.url.startswith("https://")
+        cache = tmp_path / "cache"
+        env = mirror_env(os.environ, hub, CODE_INTEL_MODEL_CACHE=str(cache / "models"), XDG_CACHE_HOME=str(cache),
+                         CODE_INTEL_PYPI_URL=pypi.url, PATH=str(empty_path))
+        env.pop("ORT_DYLIB_PATH", None)
+        env.pop("SSL_CERT_DIR", None)
+        # The system's store without the CA (the distribution's bundle): refused.
+        env["SSL_CERT_FILE"] = "/etc/ssl/certs/ca-certificates.crt"
+        refused = run(["model", "pull", "--repo", str(repo)], env, check=False)
+        assert refused.returncode == 1, refused.stderr
+        assert f"could not download ONNX Runtime 1.31.1 from {pypi.url}" in refused.stderr, refused.stderr
+        assert "UnknownIssuer" in refused.stderr, refused.stderr
+        with_runtime = dict(env, ORT_DYLIB_PATH=str(library))
+        refused = run(["model", "pull", "--repo", str(repo)], with_runtime, check=False)
+        assert refused.returncode == 1 and f"from {hub.url}" in refused.stderr, refused.stderr
+        assert "UnknownIssuer" in refused.stderr, refused.stderr
+        assert not (cache / "models" / REPO_CACHE / "snapshots").exists()
+
+        # The CA in the trust store: both downloads go through, and work.
+        env["SSL_CERT_FILE"] = str(ca)
+        p = run(["model", "pull", "--repo", str(repo)], env)
+        runtime = cache / "code-intel" / "onnxruntime" / "1.31.1" / "libonnxruntime.so.1.31.1"
+        assert runtime.read_bytes() == library.read_bytes()
+        assert f"downloading intfloat/multilingual-e5-small" in p.stderr and hub.url in p.stderr, p.stderr
+        model = cache / "models" / REPO_CACHE / "snapshots" / "0123456789abcdef0123456789abcdef01234567" / "onnx" / "model.onnx"
+        assert sha256_of(model) == hub.files["onnx/model.onnx"]["sha256"]
+        assert json.loads(run(["index", str(repo), "--json"], env).stdout)["chunks_embedded"] > 20
