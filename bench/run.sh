@@ -9,6 +9,7 @@
 #   bench/run.sh kill [--rounds N] [--files N]
 #   bench/run.sh neighbour REPO [--rounds N]
 #   bench/run.sh size [--profile P] [--target-dir DIR] [--touch FILE]
+#   bench/run.sh query-ab REPO BASE_REPO --base-bin BIN [--queries N]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
@@ -31,5 +32,6 @@ case "${1:-}" in
   kill) SCRIPT=kill_sync.py; shift ;;
   neighbour) SCRIPT=neighbour.py; shift ;;
   size) SCRIPT=size.py; shift ;;
+  query-ab) SCRIPT=query_ab.py; shift ;;
 esac
 exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"
