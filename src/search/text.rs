@@ -269,7 +269,10 @@ pub fn search(repo: &Repo, config: &Config, q: &TextSearch) -> Result<TextResult
 }
 
 /// The matches of `files` (in order, at most `q.max_results`), each with
-/// `q.context_lines` lines of context; `total` counts every match.
+/// up to `q.context_lines` lines of context; `total` counts every match.
+/// As in ripgrep's output, a line is shown once per file: a match's context
+/// before starts after what the previous match showed, and its context after
+/// stops at the next match shown (which carries that line itself).
 fn with_context(repo: &Repo, files: &[FileHits], q: &TextSearch) -> TextResult {
     let total: usize = files.iter().map(|f| f.hits.len()).sum();
     let files_with_matches = files.len();
@@ -280,21 +283,29 @@ fn with_context(repo: &Repo, files: &[FileHits], q: &TextSearch) -> TextResult {
         } else {
             Vec::new()
         };
-        for (line, column, content) in &f.hits {
+        // 0-based index of the first line this file has not shown yet.
+        let mut shown_until = 0;
+        for (i, (line, column, content)) in f.hits.iter().enumerate() {
             if matches.len() >= q.max_results {
                 break 'outer;
             }
             let idx = (*line as usize).saturating_sub(1);
-            let (before, after) = if lines.is_empty() {
+            let (before, after) = if lines.is_empty() || idx >= lines.len() {
                 (Vec::new(), Vec::new())
             } else {
-                let lo = idx.saturating_sub(q.context_lines);
-                let hi = (idx + 1 + q.context_lines).min(lines.len());
+                let lo = idx.saturating_sub(q.context_lines).max(shown_until);
+                let mut hi = (idx + 1 + q.context_lines).min(lines.len());
+                if matches.len() + 1 < q.max_results
+                    && let Some((next, _, _)) = f.hits.get(i + 1)
+                {
+                    hi = hi.min((*next as usize).saturating_sub(1)).max(idx + 1);
+                }
                 (
-                    lines[lo.min(idx)..idx.min(lines.len())].to_vec(),
-                    lines[(idx + 1).min(hi)..hi].to_vec(),
+                    lines[lo.min(idx)..idx].to_vec(),
+                    lines[idx + 1..hi].to_vec(),
                 )
             };
+            shown_until = idx + 1 + after.len();
             matches.push(TextMatch {
                 file: repo.rel(&f.path),
                 line: *line,
@@ -361,6 +372,37 @@ mod tests {
         assert_eq!((m.file.as_str(), m.line, m.column), ("src/a.py", 2, 12));
         assert_eq!(m.context_before, vec!["def login():"]);
         assert_eq!(m.context_after, vec!["# end"]);
+    }
+
+    #[test]
+    fn context_shows_each_line_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (1..=12)
+            .map(|i| format!("l{i}{}\n", if [3, 4, 8].contains(&i) { " hit" } else { "" }))
+            .collect();
+        std::fs::write(dir.path().join("a.txt"), text).unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let mut query = q("hit");
+        query.context_lines = 3;
+        let r = search(&repo, &Config::default(), &query).unwrap();
+        let shown: Vec<(Vec<String>, u64, Vec<String>)> = r
+            .matches
+            .iter()
+            .map(|m| (m.context_before.clone(), m.line, m.context_after.clone()))
+            .collect();
+        let v = |l: &[&str]| l.iter().map(|s| (*s).to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            shown,
+            [
+                (v(&["l1", "l2"]), 3, v(&[])),
+                (v(&[]), 4, v(&["l5", "l6", "l7"])),
+                (v(&[]), 8, v(&["l9", "l10", "l11"])),
+            ]
+        );
+        // Cut at one match, the last one shown keeps its whole context.
+        query.max_results = 1;
+        let r = search(&repo, &Config::default(), &query).unwrap();
+        assert_eq!(r.matches[0].context_after, v(&["l4 hit", "l5", "l6"]));
     }
 
     #[test]
