@@ -120,6 +120,23 @@ async fn read_file_and_function_at_line_read_the_lines_they_return() {
         .await
         .unwrap();
     assert_eq!(read(&r.shown), [("app/Models/Order.php", 7, 9)]);
+    assert_eq!(r.shown.read_files(), ["app/Models/Order.php"]);
+    // One line (`<?php`) of a longer file is named, not read; the whole of
+    // a file counts however short it is.
+    let r = s
+        .read_file_reply(params(
+            serde_json::json!({"file": "app/Models/Order.php", "start_line": 1, "end_line": 1}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(named(&r.shown), ["app/Models/Order.php"]);
+    assert!(r.shown.read_files().is_empty(), "{:?}", r.shown);
+    let mut whole = Shown::default();
+    whole.read_unit("a.php", 1, 1);
+    whole.read("b.php", 1, 2);
+    whole.read("b.php", 2, 3);
+    whole.read("c.php", 4, 5);
+    assert_eq!(whole.read_files(), ["a.php", "b.php"]);
     // The budget cuts the file: only the lines shown are read.
     let r = s
         .read_file_reply(params(

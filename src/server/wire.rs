@@ -22,11 +22,32 @@ use crate::rank::{self, QueryPlan, RankedFile};
 use crate::relevance::Thresholds;
 use crate::search::symbols::Definition;
 use crate::session::{
-    Assessment, CallArgs, HypothesisState, Intent, LineSpan, Phase, RelevanceCheck, Requirement,
-    Requirements, Risk, Session, SessionOutcome, Slot, SlotName, SlotRejection, Tool, ToolClass,
+    Assessment, CallArgs, HypothesisState, Intent, LineSpan, Phase, QueryFrame, RelevanceCheck,
+    Requirement, Requirements, Risk, Session, SessionOutcome, Slot, SlotName, SlotRejection, Tool,
+    ToolClass,
 };
 use crate::store::ForestHit;
 use crate::store::MapHit;
+
+/// Lines a reply must return of a file, short of a complete unit, for the
+/// file to count as read: a range of code, not a single line or a
+/// signature with its docblock's end (the rule of issue 24 § 3).
+pub(crate) const MIN_READ_LINES: usize = 3;
+
+/// Distinct lines in `ranges` (1-based, inclusive; overlaps counted once).
+fn lines_covered(ranges: &[(usize, usize)]) -> usize {
+    let mut sorted: Vec<(usize, usize)> = ranges.iter().copied().filter(|(a, b)| a <= b).collect();
+    sorted.sort_unstable();
+    let (mut covered, mut next) = (0, 0);
+    for (start, end) in sorted {
+        let from = start.max(next);
+        if end >= from {
+            covered += end - from + 1;
+            next = end + 1;
+        }
+    }
+    covered
+}
 
 /// What a reply showed: the files it named and the files whose content it
 /// returned, with the line ranges returned (1-based, inclusive).
@@ -36,6 +57,9 @@ pub(crate) struct Shown {
     pub named: BTreeSet<String>,
     /// Repo-relative files whose lines the reply returned → the ranges.
     pub read: BTreeMap<String, Vec<(usize, usize)>>,
+    /// Files of which the reply returned a complete unit: the whole file or
+    /// a whole definition (however few lines).
+    pub complete: BTreeSet<String>,
     /// The result's total count, when it has one (find_references: uses
     /// found, which the session keeps as the reference check).
     pub total: Option<usize>,
@@ -59,9 +83,25 @@ impl Shown {
             .push((start, end));
     }
 
-    /// Files whose content the reply returned.
+    /// Records that the reply returned lines `start..=end` of `file` and
+    /// that they are a complete unit: the whole file or a whole definition.
+    pub fn read_unit(&mut self, file: &str, start: usize, end: usize) {
+        self.read(file, start, end);
+        self.complete.insert(file.to_string());
+    }
+
+    /// Files the reply counts as read: a complete unit of them, or at least
+    /// [`MIN_READ_LINES`] of their lines (ranges merged) — a single line
+    /// such as `<?php` is not reading the code (issue 24: after READY, line
+    /// 1 of an 82-line file made it writable).
     pub fn read_files(&self) -> Vec<String> {
-        self.read.keys().cloned().collect()
+        self.read
+            .iter()
+            .filter(|(file, ranges)| {
+                self.complete.contains(*file) || lines_covered(ranges) >= MIN_READ_LINES
+            })
+            .map(|(file, _)| file.clone())
+            .collect()
     }
 
     /// The returned line ranges, file by file.
@@ -349,6 +389,9 @@ pub struct SessionStarted {
 pub struct FrameSet {
     /// Slots in the frame now.
     pub accepted: Vec<SlotName>,
+    /// The frame as it now stands: the slots accepted by this call merged
+    /// into those accepted before (a slot left out of the call is kept).
+    pub frame: QueryFrame,
     /// Slots not accepted, with why.
     pub rejected: Vec<SlotRejection>,
     pub requirements: Requirements,

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use super::gate::{WriteTarget, check_write};
 use super::model::{
     Assessment, Evidence, Hypothesis, HypothesisState, Intent, Phase, QueryFrame, Refusal,
-    RelevanceCheck, Requirement, Risk, SemanticReason, Session, SessionOutcome, Tier, Tool,
-    Understanding,
+    RelevanceCheck, Requirement, Risk, SemanticReason, Session, SessionOutcome, SlotName, Tier,
+    Tool, Understanding,
 };
 use super::requirements::{BEFORE_SEMANTIC, Facts, assess, reason_fits};
 
@@ -39,8 +39,12 @@ pub struct Verification {
 /// Something that happens to a session.
 #[derive(Debug, Clone)]
 pub enum Event {
-    /// `set_query_frame`: the frame whose quotes (and values) were verified.
-    FrameSet { frame: QueryFrame },
+    /// `set_query_frame` / `start_session`: verified slots merged into the
+    /// frame (replacing the same slot), then `cleared` slots removed.
+    FrameSet {
+        frame: QueryFrame,
+        cleared: Vec<SlotName>,
+    },
     /// A code tool ran with the session's id and succeeded.
     ToolRecorded { evidence: Evidence },
     /// The tool gate refused a call (kept for insights).
@@ -100,8 +104,11 @@ fn refuse(s: &mut Session, reason: String, options: &[&str]) -> Rejected {
 /// arguments are wrong (`s` is unchanged).
 pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Result<Step, Rejected> {
     match event {
-        Event::FrameSet { frame } => {
-            s.frame = frame;
+        Event::FrameSet { frame, cleared } => {
+            s.frame.extend(frame);
+            for name in cleared {
+                s.frame.remove(&name);
+            }
             s.frame_set = true;
             Ok(note(format!(
                 "frame set; risk {:?} until the understanding says what the change touches",

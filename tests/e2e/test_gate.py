@@ -170,6 +170,15 @@ async def test_replies_and_tool_list_fit_a_context_window(tmp_path):
             "desired_action": {"value": "send an alert", "quote": "Send an alert"}})
         assert [r["slot"] for r in s["rejected"]] == ["target_feature"], s
         assert s["accepted"] == ["desired_action"]
+        # The frame accumulates: re-sending the rejected slot alone keeps the
+        # accepted one; null clears a slot.
+        f = await c.call("set_query_frame", session_id=s["session_id"], slots={
+            "target_feature": {"value": "products running low on stock", "quote": "a product runs low on stock"}})
+        assert f["accepted"] == ["target_feature", "desired_action"], f
+        assert f["frame"]["desired_action"]["value"] == "send an alert"
+        assert "trigger_condition" in f["missing_slots"] and "desired_action" not in f["missing_slots"]
+        f = await c.call("set_query_frame", session_id=s["session_id"], slots={"desired_action": None})
+        assert f["accepted"] == ["target_feature"] and list(f["frame"]) == ["target_feature"], f
 
         await c.call("sync_index")
         r = await c.session.call_tool("query", {"query": "商品のフォームに在庫数フィールドを追加"})

@@ -477,7 +477,11 @@ impl CodeIntel {
             f.source = kept;
         }
         let mut seen = Shown::default();
-        seen.read(&f.file, f.line, last);
+        if cut {
+            seen.read(&f.file, f.line, last);
+        } else {
+            seen.read_unit(&f.file, f.line, last);
+        }
         Ok(Reply::new(f, text).with_shown(seen))
     }
 
@@ -499,7 +503,11 @@ impl CodeIntel {
             blocking(move || read_lines(&shared, &p.file, p.start_line, p.end_line, max_tokens))
                 .await??;
         let mut seen = Shown::default();
-        seen.read(&lines.file, lines.start_line, lines.end_line);
+        if lines.start_line == 1 && lines.end_line == lines.total_lines {
+            seen.read_unit(&lines.file, lines.start_line, lines.end_line);
+        } else {
+            seen.read(&lines.file, lines.start_line, lines.end_line);
+        }
         Ok(Reply::new(lines, text).with_shown(seen))
     }
 }

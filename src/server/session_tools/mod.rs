@@ -44,21 +44,28 @@ pub struct SessionParams {
     pub session_id: String,
 }
 
-/// The four slots; each optional.
+/// The four slots. A slot left out keeps what the frame holds; `null`
+/// clears it; a value replaces it (after the quote and value checks).
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct SlotsInput {
     /// Feature or component, e.g. {"value": "login", "quote": "ログイン機能"}.
-    #[serde(default)]
-    pub target_feature: Option<Slot>,
+    #[serde(default, deserialize_with = "present")]
+    pub target_feature: Option<Option<Slot>>,
     /// When it happens.
-    #[serde(default)]
-    pub trigger_condition: Option<Slot>,
+    #[serde(default, deserialize_with = "present")]
+    pub trigger_condition: Option<Option<Slot>>,
     /// What goes wrong now.
-    #[serde(default)]
-    pub observed_issue: Option<Slot>,
+    #[serde(default, deserialize_with = "present")]
+    pub observed_issue: Option<Option<Slot>>,
     /// What the user wants done.
-    #[serde(default)]
-    pub desired_action: Option<Slot>,
+    #[serde(default, deserialize_with = "present")]
+    pub desired_action: Option<Option<Slot>>,
+}
+
+/// A key that is present, `null` included, is `Some`; a missing key stays
+/// `None` through `#[serde(default)]`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Slot>>, D::Error> {
+    Option::<Slot>::deserialize(d).map(Some)
 }
 
 /// Parameters of `set_query_frame`.
@@ -365,6 +372,7 @@ fn frame_text(
 fn frame_set(s: &Session, rejected: Vec<session::SlotRejection>) -> FrameSet {
     FrameSet {
         accepted: s.frame.keys().copied().collect(),
+        frame: s.frame.clone(),
         rejected,
         requirements: s.requirements.clone(),
     }
@@ -390,15 +398,21 @@ impl CodeIntel {
         ),
         ToolError,
     > {
-        let slots: Vec<(SlotName, Slot)> = [
+        let mut set: Vec<(SlotName, Slot)> = Vec::new();
+        let mut cleared: Vec<SlotName> = Vec::new();
+        for (name, slot) in [
             (SlotName::TargetFeature, slots.target_feature),
             (SlotName::TriggerCondition, slots.trigger_condition),
             (SlotName::ObservedIssue, slots.observed_issue),
             (SlotName::DesiredAction, slots.desired_action),
-        ]
-        .into_iter()
-        .filter_map(|(n, s)| s.map(|s| (n, s)))
-        .collect();
+        ] {
+            match slot {
+                Some(Some(slot)) => set.push((name, slot)),
+                Some(None) => cleared.push(name),
+                None => {}
+            }
+        }
+        let slots = set;
         let query = self.shared.sessions.get(id)?.query;
         let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
         // Value/quote consistency: a value that means something else than its
@@ -424,7 +438,7 @@ impl CodeIntel {
         }
         let (_, s) = self
             .shared
-            .transition(id, Event::FrameSet { frame }, &NoFacts)?;
+            .transition(id, Event::FrameSet { frame, cleared }, &NoFacts)?;
         Ok((s, rejected, consistency))
     }
 }

@@ -86,7 +86,8 @@ impl CodeIntel {
         .await??;
         let mut shown = Shown::default();
         for (l, _) in &reads {
-            shown.read(&l.file, l.start_line, l.end_line);
+            // Added on purpose, with a reason: read whatever its length.
+            shown.read_unit(&l.file, l.start_line, l.end_line);
         }
         let rels = shown.read_files();
         let evidence = session::Evidence {

@@ -69,6 +69,7 @@ fn frame() -> Event {
             (SlotName::DesiredAction, slot("fix")),
         ]
         .into(),
+        cleared: vec![],
     }
 }
 
@@ -439,4 +440,38 @@ fn risk_rises_with_what_is_touched_and_never_falls() {
     u.files_to_edit = vec!["database/migrations/2024_create_pages.php".into()];
     transition(&mut s, submit(u, &[]), &Code).unwrap();
     assert_eq!(s.risk, Risk::Medium, "{:?}", s.risk_reasons);
+}
+
+#[test]
+fn a_frame_accumulates_and_null_clears_a_slot() {
+    let slot = |v: &str| Slot {
+        value: v.into(),
+        quote: v.into(),
+    };
+    let mut s = Session::new(Intent::Modify, "fix page rendering");
+    transition(&mut s, frame(), &Code).unwrap();
+    // A later call with one slot keeps the two accepted before.
+    let later = Event::FrameSet {
+        frame: [(SlotName::TriggerCondition, slot("rendering"))].into(),
+        cleared: vec![],
+    };
+    transition(&mut s, later, &Code).unwrap();
+    let names: Vec<SlotName> = s.frame.keys().copied().collect();
+    assert_eq!(
+        names,
+        [
+            SlotName::TargetFeature,
+            SlotName::TriggerCondition,
+            SlotName::DesiredAction
+        ]
+    );
+    // A new value replaces the slot; a cleared slot goes.
+    let replace = Event::FrameSet {
+        frame: [(SlotName::TargetFeature, slot("page"))].into(),
+        cleared: vec![SlotName::DesiredAction],
+    };
+    transition(&mut s, replace, &Code).unwrap();
+    assert_eq!(s.frame[&SlotName::TargetFeature].value, "page");
+    assert!(!s.frame.contains_key(&SlotName::DesiredAction));
+    assert_eq!(s.frame.len(), 2);
 }
