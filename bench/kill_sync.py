@@ -2,7 +2,8 @@
 """Kill-9 consistency (issue 11): `code-intel index` killed with SIGKILL at
 random points, then run to completion; counts the rounds after which the
 index is consistent (every file indexed once, `forest` rows = chunks in
-sync_state, no chunk lost or duplicated).
+sync_state, no chunk lost or duplicated, one `files` row per file: the
+lexical pass's rows of files a kill left unembedded are replaced or pruned).
 
     bench/run.sh kill [--rounds 20] [--files 150] [--seed 7]
 
@@ -22,9 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-BIN = os.environ.get("CODE_INTEL_BIN") or str(
-    Path(os.environ.get("CARGO_TARGET_DIR", HERE.parent / "target")) / "debug" / "code-intel")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import BIN, env  # noqa: E402  (the model and ONNX Runtime of the test assets)
 
 
 def write(repo: Path, i: int, version: int = 0):
@@ -49,7 +49,7 @@ def main():
         for r in range(a.rounds):
             force = r % 3 == 2
             args = [BIN, "index", str(repo)] + (["--force"] if force else [])
-            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env())
             delay = rng.uniform(0.2, 8.0)
             time.sleep(delay)
             if proc.poll() is None:
@@ -65,15 +65,16 @@ def main():
             new = max(files) + 1
             write(repo, new)
             files.add(new)
-            done = subprocess.run([BIN, "index", str(repo), "--json"], capture_output=True, text=True)
-            status = json.loads(subprocess.run([BIN, "status", "--repo", str(repo), "--json"],
+            done = subprocess.run([BIN, "index", str(repo), "--json"], capture_output=True, text=True, env=env())
+            status = json.loads(subprocess.run([BIN, "status", "--repo", str(repo), "--json"], env=env(),
                                                capture_output=True, text=True).stdout)
             ok = (done.returncode == 0 and status["files_indexed"] == len(files)
-                  and status["forest_rows"] == status["chunks"] == len(files))
+                  and status["forest_rows"] == status["chunks"] == len(files)
+                  and status["file_rows"] == len(files))
             consistent += ok
             print(f"round {r + 1:2d}: killed after {delay:4.1f} s{' (--force)' if force else ''}"
                   f"{'' if proc.returncode else ' (had finished)'} → files {status['files_indexed']}/{len(files)}, "
-                  f"rows {status['forest_rows']}, chunks {status['chunks']}: {'consistent' if ok else 'INCONSISTENT'}",
+                  f"rows {status['forest_rows']}, file rows {status['file_rows']}, chunks {status['chunks']}: {'consistent' if ok else 'INCONSISTENT'}",
                   flush=True)
         print(f"\n{consistent}/{a.rounds} rounds consistent ({killed_mid} killed mid-run)")
         sys.exit(0 if consistent == a.rounds else 1)

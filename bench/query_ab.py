@@ -45,7 +45,7 @@ async def ask(session, query):
     t0 = time.perf_counter()
     r = await session.call_tool("query", {"query": query})
     ms = (time.perf_counter() - t0) * 1000
-    if r.isError:
+    if r.is_error:
         raise RuntimeError(f"query {query!r}: {r.content[0].text[:300]}")
     return ms
 

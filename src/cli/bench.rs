@@ -59,11 +59,12 @@ pub async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
             limit,
             chunks_per_file: 1,
             scope: crate::store::Scope::default(),
+            not_embedded: config.index_exclude_classes.clone(),
         };
         let o = ranker
             .run(
                 &store,
-                Arc::clone(&embedder),
+                Some(Arc::clone(&embedder)),
                 &config.hybrid_weights,
                 &req,
                 Some(&graph),

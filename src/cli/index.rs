@@ -29,7 +29,7 @@ pub async fn index_cmd(
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "{spinner} indexing [{bar:30}] {pos}/{len} files {elapsed_precise} eta {eta}",
+            "{spinner} {msg} [{bar:30}] {pos}/{len} files {elapsed_precise} eta {eta}",
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
@@ -37,21 +37,34 @@ pub async fn index_cmd(
         let (progress, bar) = (Arc::clone(&progress), bar.clone());
         tokio::spawn(async move {
             loop {
-                bar.set_length(
-                    progress
-                        .files_total
-                        .load(std::sync::atomic::Ordering::Relaxed) as u64,
-                );
-                bar.set_position(
-                    progress
-                        .files_done
-                        .load(std::sync::atomic::Ordering::Relaxed) as u64,
-                );
+                let load = |a: &std::sync::atomic::AtomicUsize| {
+                    a.load(std::sync::atomic::Ordering::Relaxed) as u64
+                };
+                let (lexical_done, lexical_total) =
+                    (load(&progress.lexical_done), load(&progress.lexical_total));
+                if lexical_done < lexical_total {
+                    bar.set_message("full-text");
+                    bar.set_length(lexical_total);
+                    bar.set_position(lexical_done);
+                } else {
+                    bar.set_message("embedding");
+                    bar.set_length(load(&progress.files_total));
+                    bar.set_position(load(&progress.files_done));
+                }
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
         })
     };
-    let report = index::sync(&repo, &config, &store, &embedder, force, 0, &progress).await;
+    let report = index::sync(
+        &repo,
+        &config,
+        &store,
+        std::future::ready(Ok(Arc::clone(&embedder))),
+        force,
+        0,
+        &progress,
+    )
+    .await;
     watcher.abort();
     bar.finish_and_clear();
     let report = report?;

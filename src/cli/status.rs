@@ -19,7 +19,11 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
     let lance = repo.state_dir().join("lance");
     let rows = if lance.exists() {
         match Store::open(&lance, E5_DIM).await {
-            Ok(s) => Some(Ok((s.forest_rows().await?, s.map_rows().await?))),
+            Ok(s) => Some(Ok((
+                s.forest_rows().await?,
+                s.map_rows().await?,
+                s.file_rows().await?,
+            ))),
             Err(e) => Some(Err(e.to_string())),
         }
     } else {
@@ -37,6 +41,7 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
         "chunks": state.chunk_count(),
         "forest_rows": rows.as_ref().and_then(|r| r.as_ref().ok().map(|x| x.0)),
         "map_rows": rows.as_ref().and_then(|r| r.as_ref().ok().map(|x| x.1)),
+        "file_rows": rows.as_ref().and_then(|r| r.as_ref().ok().map(|x| x.2)),
         "index_error": rows.as_ref().and_then(|r| r.as_ref().err()),
         "last_sync": state.last_sync,
         "model_id": state.model_id,
@@ -70,7 +75,10 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
         writeln!(out, "  {group:<12} {n:>6} files, e.g. {example}: {reason}")?;
     }
     match &rows {
-        Some(Ok((f, m))) => writeln!(out, "tables:       forest {f} rows, map {m} rows")?,
+        Some(Ok((f, m, w))) => writeln!(
+            out,
+            "tables:       forest {f} rows, files {w} rows, map {m} rows"
+        )?,
         Some(Err(e)) => writeln!(out, "tables:       ERROR {e}")?,
         None => writeln!(
             out,

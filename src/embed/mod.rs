@@ -3,6 +3,8 @@
 //! discovery.
 
 pub mod endpoint;
+#[cfg(test)]
+pub(crate) mod testing;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

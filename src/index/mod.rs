@@ -20,12 +20,14 @@ use crate::store::shared::SharedVectors;
 use crate::store::{FileRow, ForestRow, Store, StoreError};
 use crate::util::{group, now_secs};
 
+mod fulltext;
 mod graph;
 mod state;
 mod vectors;
 mod vocabulary;
 mod walk;
 
+use fulltext::*;
 pub use graph::{CodeGraph, GraphCache, seeds};
 pub use state::*;
 use vectors::*;
@@ -81,6 +83,10 @@ pub enum IndexError {
         "the index holds vectors of model `{index}` and the embedder is `{embedder}`: vectors of two models cannot be searched together; run `code-intel index --force` to re-embed everything with `{embedder}`, or configure the embedder back to `{index}` (model_dir / embedding_endpoint)"
     )]
     ModelMismatch { index: String, embedder: String },
+    #[error(
+        "the embedding model is unavailable ({0}): every file's words are indexed for query's full-text ranking; chunks and vectors wait for the model"
+    )]
+    ModelUnavailable(String),
 }
 
 /// What a sync did.
@@ -173,6 +179,11 @@ impl std::fmt::Display for SyncReport {
 
 /// Incremental (or, with `force`, full) sync of `forest`.
 ///
+/// A sync that must read many files first writes every one's `files` row
+/// (the lexical pass, `index/fulltext.rs`) and only then awaits `embedder`
+/// (`serve` passes the model that is still loading) and embeds, source
+/// files first.
+///
 /// A file whose size and mtime match its fingerprint is not read; one whose
 /// SHA-256 matches is unchanged; otherwise it is re-chunked and only chunks
 /// whose content hash has no stored vector are embedded. Deleted files lose
@@ -188,7 +199,7 @@ pub async fn sync(
     repo: &Repo,
     config: &Config,
     store: &Store,
-    embedder: &Arc<dyn Embedder>,
+    embedder: impl std::future::Future<Output = Result<Arc<dyn Embedder>, IndexError>>,
     force: bool,
     nice: i32,
     progress: &Progress,
@@ -272,16 +283,16 @@ async fn run_sync(
     repo: &Repo,
     config: &Config,
     store: &Store,
-    embedder: &Arc<dyn Embedder>,
+    embedder: impl std::future::Future<Output = Result<Arc<dyn Embedder>, IndexError>>,
     force: bool,
     nice: i32,
     progress: &Progress,
 ) -> Result<SyncReport, IndexError> {
     let started = Instant::now();
-    let model_id = embedder.model_id();
-    let mut state = start_state(repo, store, &model_id, force).await?;
-    let mut report = SyncReport::default();
-    let mut shared = open_shared(config, &model_id, embedder.dim(), &mut report).await;
+    progress.lexical_total.store(0, Ordering::SeqCst);
+    progress.lexical_done.store(0, Ordering::SeqCst);
+    progress.files_total.store(0, Ordering::SeqCst);
+    progress.files_done.store(0, Ordering::SeqCst);
     let (repo2, config2) = (repo.clone(), config.clone());
     // Walking stats every file: blocking I/O, off the async runtime.
     let candidates = tokio::task::spawn_blocking(move || walk(&repo2, &config2))
@@ -293,7 +304,24 @@ async fn run_sync(
             })
         })??;
 
-    let (deleted, todo) = plan_sync(candidates, &mut state, store, config, &mut report).await?;
+    let classes = lexical_pass(
+        &candidates,
+        &SyncState::load(repo),
+        store,
+        config,
+        force,
+        nice,
+        progress,
+    )
+    .await?;
+    let embedder = embedder.await?;
+    let embedder = &embedder;
+    let model_id = embedder.model_id();
+    let mut state = start_state(repo, store, &model_id, force).await?;
+    let mut report = SyncReport::default();
+    let mut shared = open_shared(config, &model_id, embedder.dim(), &mut report).await;
+    let (deleted, mut todo) = plan_sync(candidates, &mut state, store, config, &mut report).await?;
+    order_by_class(&mut todo, &classes);
     progress.files_total.store(todo.len(), Ordering::SeqCst);
     progress.files_done.store(0, Ordering::SeqCst);
     state.save(repo)?;
@@ -424,6 +452,9 @@ async fn finish_sync(
             state.files.remove(d);
         }
     }
+    store
+        .prune(&state.files.keys().map(String::as_str).collect())
+        .await?;
     let changed = report.added + report.modified + report.deleted > 0;
     if changed || state.vocabulary_words == 0 {
         update_vocabulary(store, shared, embedder, nice, report).await?;
@@ -445,6 +476,53 @@ async fn finish_sync(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A state of an older layout keeps its vectors: the files are read
+    /// again, nothing already in `forest` is embedded again, and the rows
+    /// of a file that vanished meanwhile go.
+    #[tokio::test]
+    async fn an_older_state_is_read_again_without_embedding_again() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+        for i in 0..3 {
+            std::fs::write(
+                dir.path().join(format!("pkg/m{i}.py")),
+                format!("def handler_{i}(request):\n    return request.get('item_{i}')\n"),
+            )
+            .unwrap();
+        }
+        let repo = Repo::open(dir.path()).unwrap();
+        let config = Config::default();
+        let store = Store::open(&repo.state_dir().join("lance"), crate::embed::E5_DIM)
+            .await
+            .unwrap();
+        let embedder: Arc<dyn Embedder> = Arc::new(crate::embed::testing::HashedWords);
+        let progress = Progress::default();
+        let run = || {
+            sync(
+                &repo,
+                &config,
+                &store,
+                std::future::ready(Ok(Arc::clone(&embedder))),
+                false,
+                0,
+                &progress,
+            )
+        };
+        assert_eq!(run().await.unwrap().chunks_embedded, 3);
+        // The layout changes (an upgrade) and a file goes.
+        let path = SyncState::path(&repo);
+        let mut old: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        old["version"] = serde_json::json!(STATE_VERSION - 1);
+        std::fs::write(&path, old.to_string()).unwrap();
+        std::fs::remove_file(dir.path().join("pkg/m2.py")).unwrap();
+        let report = run().await.unwrap();
+        assert_eq!((report.chunks_embedded, report.chunks_reused), (0, 2));
+        assert_eq!(store.forest_rows().await.unwrap(), 2);
+        assert_eq!(store.file_rows().await.unwrap(), 2);
+        assert_eq!(SyncState::load(&repo).version, STATE_VERSION);
+    }
 
     #[test]
     fn batches_start_small() {

@@ -78,13 +78,26 @@ impl SyncState {
     }
 
     /// Loads the state; a missing or unreadable file gives an empty state
-    /// (everything is re-synced, nothing is lost).
+    /// (everything is re-synced, nothing is lost). A state of an older
+    /// layout keeps only its `model_id`: every file is read again, and the
+    /// vectors already in `forest` are reused by content hash instead of
+    /// being cleared and embedded again (the files that vanished meanwhile
+    /// lose their rows at the end of the sync, [`Store::prune`]).
     pub fn load(repo: &Repo) -> SyncState {
-        std::fs::read_to_string(Self::path(repo))
+        let Some(value) = std::fs::read_to_string(Self::path(repo))
             .ok()
-            .and_then(|t| serde_json::from_str::<SyncState>(&t).ok())
-            .filter(|s| s.version == STATE_VERSION)
-            .unwrap_or_default()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        else {
+            return SyncState::default();
+        };
+        if value["version"].as_u64() == Some(u64::from(STATE_VERSION)) {
+            return serde_json::from_value(value).unwrap_or_default();
+        }
+        SyncState {
+            version: STATE_VERSION,
+            model_id: value["model_id"].as_str().unwrap_or_default().to_string(),
+            ..SyncState::default()
+        }
     }
 
     /// Writes atomically (temp file + rename).
@@ -122,6 +135,10 @@ pub struct Progress {
     pub files_total: AtomicUsize,
     /// Of those, files committed.
     pub files_done: AtomicUsize,
+    /// Files the running sync's lexical pass reads (0 when it has none).
+    pub lexical_total: AtomicUsize,
+    /// Of those, files whose `files` row (full-text) is written.
+    pub lexical_done: AtomicUsize,
     /// The state file's summary as of its stamp: parsed again only after a
     /// sync (of this process or another) wrote the file.
     pub(super) summary: std::sync::Mutex<Option<(crate::util::FileStamp, StateSummary)>>,
@@ -231,11 +248,31 @@ pub fn readiness(repo: &Repo, progress: &Progress, config: &Config) -> Readiness
         progress.files_total.load(Ordering::SeqCst),
     );
     let stale = is_stale(state.last_sync, config);
-    let (label, message) = if running {
+    let (lexical_done, lexical_total) = (
+        progress.lexical_done.load(Ordering::SeqCst),
+        progress.lexical_total.load(Ordering::SeqCst),
+    );
+    let (label, message) = if running && lexical_done < lexical_total {
         (
             IndexState::Indexing,
             format!(
-                "indexing {}/{} files, results partial ({} files, {} chunks searchable now)",
+                "reading files for the full-text index {}/{}, then embedding: query ranks by words meanwhile ({} files, {} chunks with vectors now)",
+                group(lexical_done),
+                group(lexical_total),
+                group(files),
+                group(chunks)
+            ),
+        )
+    } else if running {
+        let lexical = if lexical_total > 0 {
+            "; every file is ranked by its words, code and vectors fill in"
+        } else {
+            ""
+        };
+        (
+            IndexState::Indexing,
+            format!(
+                "indexing {}/{} files, results partial ({} files, {} chunks with vectors now{lexical})",
                 group(done),
                 group(total),
                 group(files),

@@ -199,17 +199,7 @@ pub(super) async fn store_batch(
     store.replace_files(&rewrite, &replaced).await?;
     store.add(&added).await?;
     store.delete_files(gone).await?;
-    let file_rows: Vec<FileRow> = ready
-        .iter()
-        .map(|p| FileRow {
-            file: &p.rel,
-            class: p.class,
-            reason: &p.reason,
-            language: &p.language,
-            lines: p.lines,
-            text: &p.text,
-        })
-        .collect();
+    let file_rows: Vec<FileRow> = ready.iter().map(Prepared::file_row).collect();
     store.put_files(&file_rows).await?;
     Ok(())
 }

@@ -67,6 +67,20 @@ pub(super) struct Prepared {
     pub(super) text: FileText,
 }
 
+impl Prepared {
+    /// The file's `files` row (file-level BM25 text and class).
+    pub(super) fn file_row(&self) -> FileRow<'_> {
+        FileRow {
+            file: &self.rel,
+            class: self.class,
+            reason: &self.reason,
+            language: &self.language,
+            lines: self.lines,
+            text: &self.text,
+        }
+    }
+}
+
 /// Reads, hashes, classifies and chunks one file; `Err(reason)` when it is
 /// left out of the index (binary, unreadable, or of a class in
 /// `index_exclude_classes`).

@@ -286,17 +286,27 @@ impl CodeIntel {
             ));
         }
         let shared = &self.shared;
-        let SearchInputs {
-            scope,
-            store,
-            embedder,
-            readiness,
-        } = search_inputs(shared, &p.scope).await?;
+        let scope = scope_of(shared, &p.scope)?;
+        let store = shared.store(false).await?;
+        let mut readiness = shared.readiness();
+        // While the model loads (or when it cannot load) the ranking is
+        // lexical, and the index line says so, instead of `model_loading`.
+        let embedder = match shared.embedder() {
+            Ok(e) => Some(e),
+            Err(e) => {
+                readiness.message.push_str(&format!(
+                    "; ranking by words only: {}",
+                    e.to_string().split(';').next().unwrap_or_default()
+                ));
+                None
+            }
+        };
         let req = rank::Request {
             query: p.query.clone(),
             limit: p.limit,
             chunks_per_file: p.chunks_per_file,
             scope,
+            not_embedded: shared.config.index_exclude_classes.clone(),
         };
         let g = Arc::clone(shared);
         let graph = blocking(move || g.graph.get(&g.repo)).await?;
@@ -378,7 +388,7 @@ impl CodeIntel {
             &shared.repo,
             &shared.config,
             &store,
-            &embedder,
+            std::future::ready(Ok(embedder)),
             p.force,
             shared.config.embedding_nice,
             &shared.progress,

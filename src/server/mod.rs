@@ -145,12 +145,15 @@ impl CodeIntel {
         }
     }
 
-    /// Loads the model off the runtime, then runs a sync when
-    /// `sync_on_start` is set and the last one is older than `sync_ttl_hours`.
+    /// Loads the model off the runtime and, when `sync_on_start` is set and
+    /// the last sync is older than `sync_ttl_hours`, runs a sync meanwhile:
+    /// its lexical pass needs no model, so `query` ranks every file by its
+    /// words while the model loads; the embedding waits for the model.
     pub fn start_background(&self) {
         let shared = Arc::clone(&self.shared);
-        tokio::spawn(async move {
-            let config = shared.config.clone();
+        let loader = Arc::clone(&self.shared);
+        let loaded = tokio::spawn(async move {
+            let config = loader.config.clone();
             // Model loading reads ~470 MB and builds an ONNX session: blocking,
             // on a thread of its own whose lowered priority ONNX Runtime's
             // intra-op threads inherit (`embedding_nice`), so background
@@ -168,12 +171,19 @@ impl CodeIntel {
             } else {
                 tracing::info!("embedding model ready");
             }
-            *shared.model.write().unwrap_or_else(|e| e.into_inner()) = state;
+            *loader.model.write().unwrap_or_else(|e| e.into_inner()) = state;
+            loader
+                .embedder()
+                .map_err(|e| index::IndexError::ModelUnavailable(e.to_string()))
+        });
+        tokio::spawn(async move {
             if !shared.config.sync_on_start || !index::sync_due(&shared.repo, &shared.config) {
                 return;
             }
-            let Ok(embedder) = shared.embedder() else {
-                return;
+            let embedder = async move {
+                loaded
+                    .await
+                    .map_err(|e| index::IndexError::ModelUnavailable(e.to_string()))?
             };
             match shared.store(false).await {
                 Ok(store) => {
@@ -181,7 +191,7 @@ impl CodeIntel {
                         &shared.repo,
                         &shared.config,
                         &store,
-                        &embedder,
+                        embedder,
                         false,
                         shared.config.embedding_nice,
                         &shared.progress,

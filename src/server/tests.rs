@@ -9,7 +9,8 @@ use std::sync::Arc;
 use super::code_tools::*;
 
 use super::*;
-use crate::embed::{EmbedError, Embedder};
+use crate::embed::Embedder;
+use crate::embed::testing::HashedWords;
 use crate::session::{Intent, Session, Tool};
 
 const ORDER: &str = "<?php
@@ -49,40 +50,6 @@ class OrderService
     }
 }
 ";
-
-/// A deterministic embedder: each word adds 1 to one of 384 dimensions.
-struct HashedWords;
-
-impl HashedWords {
-    fn vector(text: &str) -> Vec<f32> {
-        let mut v = vec![0.0f32; crate::embed::E5_DIM];
-        for w in text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-        {
-            let h = crate::util::sha256_hex(w.to_lowercase().as_bytes());
-            let i = usize::from_str_radix(&h[..4], 16).unwrap_or(0) % v.len();
-            v[i] += 1.0;
-        }
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
-        v.iter().map(|x| x / norm).collect()
-    }
-}
-
-impl Embedder for HashedWords {
-    fn dim(&self) -> usize {
-        crate::embed::E5_DIM
-    }
-    fn model_id(&self) -> String {
-        "hashed-words".into()
-    }
-    fn embed_passages(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|t| Self::vector(t)).collect())
-    }
-    fn embed_queries(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|t| Self::vector(t)).collect())
-    }
-}
 
 fn repo() -> (tempfile::TempDir, CodeIntel) {
     let dir = tempfile::tempdir().unwrap();
@@ -229,7 +196,7 @@ async fn query_reads_only_the_files_whose_code_it_shows() {
         &sh.repo,
         &sh.config,
         &store,
-        &embedder,
+        std::future::ready(Ok(Arc::clone(&embedder))),
         false,
         0,
         &sh.progress,
@@ -285,6 +252,24 @@ async fn query_reads_only_the_files_whose_code_it_shows() {
         .unwrap();
     assert!(!r.shown.named.is_empty());
     assert!(r.shown.read.is_empty());
+
+    // While the model loads, query ranks by words instead of refusing, and
+    // its index line says so; semantic_search still waits for the model.
+    *s.shared.model.write().unwrap() = ModelState::Loading(std::time::Instant::now());
+    let r = s
+        .query_reply(params(serde_json::json!({"query": "order total rounded"})))
+        .await
+        .unwrap();
+    assert_eq!(r.value.files[0].file, "app/Models/Order.php");
+    assert!(
+        r.value.index.message.contains("ranking by words only"),
+        "{}",
+        r.value.index.message
+    );
+    let r = s
+        .semantic_search_reply(params(serde_json::json!({"query": "order total"})))
+        .await;
+    assert!(matches!(r, Err(ToolError::NotReady { .. })));
 }
 
 /// A gated call reads the session file at most once and writes it once;

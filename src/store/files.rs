@@ -126,4 +126,26 @@ impl Store {
     pub async fn file_words(&self) -> Result<Vec<String>, StoreError> {
         strings(&read_columns(&self.files, &["words"]).await?, "words")
     }
+
+    /// Deletes the `forest` and `files` rows of files `keep` does not hold:
+    /// `files` rows the lexical pass wrote for files a sync then left out
+    /// or that vanished after a killed sync, and rows of files that
+    /// vanished while a state of an older layout was read again
+    /// ([`crate::index::SyncState::load`]). Returns how many files went.
+    ///
+    /// # Errors
+    /// Lance errors.
+    pub async fn prune(&self, keep: &HashSet<&str>) -> Result<usize, StoreError> {
+        let mut gone: HashSet<String> = HashSet::new();
+        for table in [&self.files, &self.forest] {
+            gone.extend(
+                strings(&read_columns(table, &["file"]).await?, "file")?
+                    .into_iter()
+                    .filter(|f| !keep.contains(f.as_str())),
+            );
+        }
+        let gone: Vec<String> = gone.into_iter().collect();
+        self.delete_files(&gone).await?;
+        Ok(gone.len())
+    }
 }

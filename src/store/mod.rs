@@ -172,6 +172,14 @@ impl Store {
         Ok(self.forest.count_rows(None).await?)
     }
 
+    /// Rows in `files` (one per file whose words are indexed).
+    ///
+    /// # Errors
+    /// Lance errors.
+    pub async fn file_rows(&self) -> Result<usize, StoreError> {
+        Ok(self.files.count_rows(None).await?)
+    }
+
     /// Rows in `map`.
     ///
     /// # Errors
@@ -194,13 +202,14 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes every `forest` and `files` row.
+    /// Deletes every `forest` row. `files` rows do not depend on the model
+    /// and stay (a forced sync replaces them; those of files no longer
+    /// indexed go with [`Store::prune`]).
     ///
     /// # Errors
     /// Lance errors.
     pub async fn clear_forest(&self) -> Result<(), StoreError> {
         self.forest.delete("true").await?;
-        self.files.delete("true").await?;
         Ok(())
     }
 
@@ -214,34 +223,18 @@ impl Store {
     pub async fn update_text_indexes(&self, changed: bool) -> Result<f64, StoreError> {
         let started = std::time::Instant::now();
         for table in [&self.forest, &self.files] {
-            let indexed: HashSet<String> = table
-                .list_indices()
-                .await?
-                .into_iter()
-                .flat_map(|i| i.columns)
-                .collect();
-            let mut optimize = false;
-            for (t, col) in FTS_COLUMNS {
-                if t != table.name() {
-                    continue;
-                }
-                if indexed.contains(col) {
-                    optimize = true;
-                } else if table.count_rows(None).await? > 0 {
-                    table
-                        .create_index(&[col], Index::FTS(fts_params()))
-                        .replace(true)
-                        .execute()
-                        .await?;
-                }
-            }
-            if optimize && changed {
-                table
-                    .optimize(OptimizeAction::Index(Default::default()))
-                    .await?;
-            }
+            update_text_index(table, changed).await?;
         }
         Ok(started.elapsed().as_secs_f64())
+    }
+
+    /// [`Store::update_text_indexes`] of the `files` table alone (after the
+    /// lexical pass, so that its rows are searched through the index).
+    ///
+    /// # Errors
+    /// Lance errors.
+    pub async fn update_file_text_index(&self) -> Result<(), StoreError> {
+        update_text_index(&self.files, true).await
     }
 
     /// Creates the IVF index on `forest.vector` once the table has
@@ -365,4 +358,36 @@ async fn open_or_create(
         db.drop_table(name, &[]).await?;
     }
     db.create_empty_table(name, schema).execute().await
+}
+
+/// Creates the full-text indexes of `table` that are missing (when it has
+/// rows), and with `changed` adds the rows written since to the others.
+async fn update_text_index(table: &Table, changed: bool) -> Result<(), StoreError> {
+    let indexed: HashSet<String> = table
+        .list_indices()
+        .await?
+        .into_iter()
+        .flat_map(|i| i.columns)
+        .collect();
+    let mut optimize = false;
+    for (t, col) in FTS_COLUMNS {
+        if t != table.name() {
+            continue;
+        }
+        if indexed.contains(col) {
+            optimize = true;
+        } else if table.count_rows(None).await? > 0 {
+            table
+                .create_index(&[col], Index::FTS(fts_params()))
+                .replace(true)
+                .execute()
+                .await?;
+        }
+    }
+    if optimize && changed {
+        table
+            .optimize(OptimizeAction::Index(Default::default()))
+            .await?;
+    }
+    Ok(())
 }
