@@ -286,3 +286,29 @@ async def test_missing_model_keeps_other_tools_working(tmp_path):
         assert r["total"] >= 2
         r = await c.call("find_definitions", symbol="AuthService")
         assert r["total"] == 1
+
+
+async def test_query_ranks_by_words_before_the_model(tmp_path):
+    """First contact (issue 25): the background sync's lexical pass indexes
+    every file's words before any model is needed, so `query` answers while
+    the model cannot load (here: a model_dir without a model), by words
+    alone and saying so, instead of `model_loading`."""
+    repo = make_repo(tmp_path)
+    gen = repo / "gen"
+    gen.mkdir()
+    for i in range(90):  # enough files for the lexical pass to run
+        (gen / f"report_{i:02}.py").write_text(f"def monthly_report_{i}(rows):\n    return sum(rows) * {i}\n")
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    async with serve(repo, env=model_env(CODE_INTEL_MODEL_DIR=str(empty))) as c:
+        deadline = time.time() + 60
+        while True:
+            r = await c.call("query", query="authenticate the user password")
+            if r["files"]:
+                break
+            assert time.time() < deadline, r["index"]
+            time.sleep(0.3)
+        assert r["files"][0]["file"] == "app/auth/service.py", [f["file"] for f in r["files"]]
+        assert "ranking by words only" in r["index"]["message"], r["index"]
+        err = await c.call_error("semantic_search", query="authenticate")
+        assert "model_dir" in err
