@@ -128,6 +128,22 @@ async fn read_file_and_function_at_line_read_the_lines_they_return() {
         read(&r.shown),
         [("app/Models/Order.php", r.value.line, r.value.end_line)]
     );
+    // A docblock line gives the method it documents, not the class.
+    let r = s
+        .function_at_line_reply(params(
+            serde_json::json!({"file": "app/Models/Order.php", "line": 7}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value.name, "total");
+    // A line of the class outside its methods still gives the class.
+    let r = s
+        .function_at_line_reply(params(
+            serde_json::json!({"file": "app/Models/Order.php", "line": 6}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value.name, "Order");
 }
 
 #[tokio::test]

@@ -512,7 +512,35 @@ impl CodeIntel {
     }
 }
 
-/// The definition enclosing 1-based `line` of `file`, with its source.
+/// The first definition starting below 1-based `line` when every line from
+/// `line` to it is a comment, docblock, attribute or blank line: the
+/// definition those lines document.
+fn documented<'d>(
+    definitions: &'d [crate::search::symbols::Definition],
+    lines: &[&str],
+    line: usize,
+) -> Option<&'d crate::search::symbols::Definition> {
+    let next = definitions
+        .iter()
+        .filter(|d| d.line > line)
+        .min_by_key(|d| d.line)?;
+    let between = lines.get(line - 1..next.line - 1)?;
+    between
+        .iter()
+        .all(|l| {
+            let t = l.trim_start();
+            t.is_empty()
+                || ["*", "/*", "//", "#", "@", "--"]
+                    .iter()
+                    .any(|p| t.starts_with(p))
+        })
+        .then_some(next)
+}
+
+/// The definition enclosing 1-based `line` of `file`, with its source. A
+/// line of the comments, docblock or attributes right above a definition
+/// inside a container gives that definition, not the whole container
+/// (issue 24: a docblock line returned a 3k-char class).
 ///
 /// # Errors
 /// A path outside the repository, a directory, a file without a grammar,
@@ -543,13 +571,19 @@ pub(super) fn function_at_line(
             syms.line_count
         )));
     }
+    let text = crate::repo::read_regular(&abs).map_err(ToolError::failed)?;
+    let text = String::from_utf8_lossy(&text);
+    let lines: Vec<&str> = text.lines().collect();
     let d = syms.enclosing(line).ok_or_else(|| {
         ToolError::invalid(format!(
             "no function, method or class encloses {file}:{line}; use analyze_structure to see the file's symbols"
         ))
     })?;
-    let text = crate::repo::read_regular(&abs).map_err(ToolError::failed)?;
-    let text = String::from_utf8_lossy(&text);
+    let d = if d.is_callable() {
+        d
+    } else {
+        documented(&syms.definitions, &lines, line).unwrap_or(d)
+    };
     let source = text
         .lines()
         .skip(d.line - 1)
