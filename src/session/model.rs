@@ -284,6 +284,20 @@ impl Requirement {
             Requirement::Coverage => "coverage",
         }
     }
+
+    /// What satisfies the requirement, in a few words (replies list it with
+    /// the name, issue 24: "`needs … coverage` is never explained").
+    pub fn satisfied_by(self) -> &'static str {
+        match self {
+            Requirement::Symbols => "each named symbol's definition read",
+            Requirement::EntryPoints => {
+                "find_references run on what changes (finding no uses counts)"
+            }
+            Requirement::Files => "the files to edit read",
+            Requirement::Patterns => "an existing implementation of the same kind read",
+            Requirement::Coverage => "a test file read, or find_references finding uses",
+        }
+    }
 }
 
 /// Why an agent asks for the SEMANTIC phase (docs/sessions.md § Requirements).

@@ -112,7 +112,9 @@ pub fn uses_found(checks: &BTreeMap<String, usize>, symbol: &str) -> Option<usiz
 
 /// Checks claims against the code and the session, then each requirement by
 /// quality: a definition read, the files read, references checked, a pattern
-/// read, coverage seen. Confidence is the share of requirements met.
+/// read, coverage seen. Confidence is the share of checks passed: each
+/// requirement is one, and each rejected claim one that failed (so a
+/// rejected claim never sits beside confidence 1.00, issue 24).
 pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Assessment {
     let c = claims(u, facts);
     let checked = |s: &str| uses_found(facts.reference_checks, s);
@@ -150,13 +152,14 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
         }
     }
     let needed = req.needs.len();
+    let checks = needed + c.rejected.len();
     Assessment {
-        rejected_claims: c.rejected,
-        confidence: if needed == 0 {
+        confidence: if checks == 0 {
             1.0
         } else {
-            (needed - missing.len()) as f32 / needed as f32
+            (needed - missing.len()) as f32 / checks as f32
         },
+        rejected_claims: c.rejected,
         missing,
     }
 }

@@ -228,11 +228,11 @@ fn needs_text(r: &session::Requirements) -> String {
     r.needs
         .iter()
         .map(|n| {
-            let name = n.name().to_string();
+            let name = n.name();
             if *n == Requirement::EntryPoints && r.all_entry_points {
-                format!("{name} (every entry point)")
+                format!("{name} (find_references on every entry point)")
             } else {
-                name
+                format!("{name} ({})", n.satisfied_by())
             }
         })
         .collect::<Vec<_>>()
