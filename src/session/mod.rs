@@ -143,7 +143,11 @@ mod tests {
         let a = assess(&req, &u, &facts);
         // ghost undefined, Auth twice, entry point not a symbol, z.py missing.
         assert_eq!(a.rejected_claims.len(), 4, "{:?}", a.rejected_claims);
-        assert!(a.confidence < 1.0, "rejected claims lower confidence: {}", a.confidence);
+        assert!(
+            a.confidence < 1.0,
+            "rejected claims lower confidence: {}",
+            a.confidence
+        );
         // Auth's definition (b.py) was named but never read.
         assert!(a.missing[&Requirement::Symbols].contains("b.py"));
         assert!(a.missing[&Requirement::Files].contains("b.py"));
