@@ -177,7 +177,7 @@ const CRATE_BOUNDARIES: &[(&str, &[&str])] = &[
             "rank/plan.rs",
             "rank/semantic.rs",
             "relevance.rs",
-            "search/references.rs",
+            "search/references/mod.rs",
             "search/text.rs",
             "session/model.rs",
             "store/forest.rs",

@@ -131,3 +131,126 @@ async def test_framework_metadata_in_semantic_search_and_symbols(tmp_path):
         assert {"template", "script", "style", "formatPrice"} <= names, names
         defs = await c.call("find_definitions", symbol="card", language="scss")
         assert defs["symbols"] and defs["symbols"][0]["file"] == "resources/css/app.scss"
+
+
+LARAVEL_CALLS = {
+    "app/Repos/BaseRepo.php": """<?php
+namespace App\\Repos;
+
+class BaseRepo
+{
+    public function update(array $input): void
+    {
+    }
+}
+""",
+    "app/Repos/PageRepo.php": """<?php
+namespace App\\Repos;
+
+class PageRepo
+{
+    public function __construct(protected BaseRepo $baseRepo)
+    {
+    }
+
+    public function update(array $input): void
+    {
+        $this->baseRepo->update($input);
+    }
+
+    public function destroy(int $id): void
+    {
+    }
+}
+""",
+    "app/Repos/UserRepo.php": """<?php
+namespace App\\Repos;
+
+class UserRepo
+{
+    public function destroy(int $id): void
+    {
+    }
+}
+""",
+    "app/Widgets/PageRepo.php": """<?php
+namespace App\\Widgets;
+
+class PageRepo
+{
+    public function update(array $input): void
+    {
+    }
+
+    public function render(): void
+    {
+        $this->update([]);
+    }
+}
+""",
+    "app/Http/Controllers/PageController.php": """<?php
+namespace App\\Http\\Controllers;
+
+use App\\Repos\\PageRepo;
+use App\\Repos\\UserRepo;
+
+class PageController
+{
+    public function update(PageRepo $pages, array $input)
+    {
+        $pages->update($input);
+    }
+
+    public function destroy(UserRepo $users, int $id)
+    {
+        app(PageRepo::class)->destroy($id);
+        $users->destroy($id);
+    }
+}
+""",
+    "routes/web.php": """<?php
+
+use App\\Http\\Controllers\\PageController;
+use Illuminate\\Support\\Facades\\Route;
+
+Route::resource('pages', PageController::class)
+    ->only(['update']);
+Route::post('/pages/{id}/save', [PageController::class, 'update']);
+""",
+}
+
+
+async def test_find_references_resolves_laravel_call_shapes(tmp_path):
+    """Issue 23's find_references cases on real files over MCP: a caller in
+    a same-namespace class through a typed, constructor-promoted property;
+    `app(PageRepo::class)->destroy()` is not a caller of UserRepo::destroy;
+    a class of the same short name in another namespace is not the class;
+    routes that run a controller action, spelt or implied by a resource."""
+    repo = tmp_path / "calls"
+    for path, text in LARAVEL_CALLS.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    (repo / ".code-intel").mkdir()
+    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
+
+    def at(r):
+        return sorted((x["file"], x["line"], x["resolution"]) for x in r["references"])
+
+    async with serve(repo) as c:
+        r = await c.call("find_references", symbol="BaseRepo::update")
+        assert at(r) == [("app/Repos/PageRepo.php", 12, "typed")], r
+        r = await c.call("find_references", symbol="UserRepo::destroy")
+        assert at(r) == [("app/Http/Controllers/PageController.php", 17, "typed")], r
+        assert r["unresolved"] >= 1, r
+        r = await c.call("find_references", symbol="PageRepo::destroy")
+        assert at(r) == [("app/Http/Controllers/PageController.php", 16, "typed")], r
+        # App\Repos\PageRepo::update: the controller's typed parameter; the
+        # widget's own $this->update() belongs to App\Widgets\PageRepo.
+        r = await c.call("find_references", symbol="App\\Repos\\PageRepo::update")
+        assert at(r) == [("app/Http/Controllers/PageController.php", 11, "typed")], r
+        r = await c.call("find_references", symbol="App\\Widgets\\PageRepo::update")
+        assert at(r) == [("app/Widgets/PageRepo.php", 12, "self")], r
+        r = await c.call("find_references", symbol="PageController::update")
+        assert at(r) == [("routes/web.php", 6, "route"), ("routes/web.php", 8, "route")], r
+        r = await c.call("find_references", symbol="PageController::destroy")
+        assert at(r) == [], r

@@ -282,6 +282,7 @@ impl CodeIntel {
         p: FindReferencesParams,
     ) -> Result<Reply<references::ReferenceList>, ToolError> {
         let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
+        let namespace = references::namespace(&p.symbol);
         let (name, class) = references::target(&p.symbol).ok_or_else(|| {
             ToolError::invalid(format!(
                 "`{}` is not an identifier: give a symbol name such as `authenticate`",
@@ -299,7 +300,7 @@ impl CodeIntel {
                 &shared.config,
                 &shared.symbols,
                 &name,
-                class.as_deref(),
+                class.as_deref().map(|c| (c, namespace.as_deref())),
                 &scope,
                 p.max_results,
             )

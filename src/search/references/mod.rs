@@ -4,6 +4,12 @@
 //! its enclosing definition and, for `Class::name`, resolved to the class
 //! where the line and the file's imports allow (otherwise left out and
 //! counted), so `ProductForm::configure` does not count every `configure`.
+//! PHP files resolve the way Laravel code calls ([`php`]): receivers'
+//! declared classes, subclasses and trait users, facades, route actions.
+//! Measured on a hand-labelled set of 57 methods (`bench/run.sh
+//! references`, `bench/sets/references.json`).
+
+mod php;
 
 use serde::Serialize;
 
@@ -11,6 +17,7 @@ use crate::config::Config;
 use crate::repo::Repo;
 use crate::search::symbols::SymbolCache;
 use crate::search::text::{self, TextSearch, TextSearchError};
+use php::{Family, Views};
 
 /// The definition enclosing a reference.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -31,15 +38,24 @@ pub struct Reference {
     /// 1-based column in chars.
     pub column: usize,
     pub content: String,
-    /// `call`, `class`, `type`, `implementation` (from the tags query), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
+    /// `call`, `class`, `type`, `implementation` (from the tags query), `route` (a PHP route line whose action runs the method without spelling it: `Route::resource`, an invokable controller), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
     pub kind: String,
     pub enclosing: Option<Enclosing>,
     /// How the use was tied to the symbol: `qualified` (`Class::name`,
-    /// `Class.name` on the line), `self` (`$this->name`, `self::`, `static::`,
-    /// `self.`, `this.` inside the class's own file), `imported` (a member
-    /// call `->name(` / `.name(` in a file that imports the
-    /// class; probable, as the receiver's type is not known), or `name` (the
-    /// bare name only: no class was given).
+    /// `Class.name` on the line; PHP: also a subclass that inherits it),
+    /// `self` (`$this->name`, `self::`, `static::`, `self.`, `this.` inside
+    /// the class; PHP: also in subclasses and trait users that inherit it,
+    /// and `parent::name` in those that override it), `typed` (PHP: a
+    /// member call whose receiver the file declares as the class or an
+    /// inheriting subclass: typed property or parameter, `new`, `app()`),
+    /// `supertype` (PHP: the receiver is declared as a parent class or
+    /// interface; the call may dispatch here), `facade` (a Laravel facade
+    /// whose docblock `@see`s the class), `route` (a route action:
+    /// `[Class::class, 'name']`, `'Class@name'`, a resource route or an
+    /// invokable controller), `imported` (a member call `->name(` /
+    /// `.name(` whose receiver's class is not known, in a file that imports
+    /// the class or shares its namespace; probable), or `name` (the bare
+    /// name only: no class was given).
     pub resolution: String,
 }
 
@@ -128,10 +144,24 @@ fn imports_class(source: &str, class: &str) -> bool {
     })
 }
 
+/// The namespace of the class a `find_references` argument names, when it
+/// is qualified (`App\Reports\ProfitLoss::setTotals` → `App\Reports`).
+pub fn namespace(symbol: &str) -> Option<String> {
+    let (qualifier, _) = crate::search::symbols::split_qualified(symbol);
+    let q = qualifier?;
+    let (ns, _) = q.trim_start_matches('\\').rsplit_once('\\')?;
+    (!ns.is_empty()).then(|| ns.to_string())
+}
+
 /// Uses of `name` within `scope`, at most `max` (`total` counts all). With
-/// `class` (from `Class::name`, `Class.name` or `Ns\Class::name`), only uses
-/// that resolve to that class are kept ([`Reference::resolution`]);
-/// `unresolved` counts the bare-name matches left out.
+/// `class` (from `Class::name`, `Class.name` or `Ns\Class::name`: the short
+/// name and, when the argument was qualified, the namespace), only uses
+/// that resolve to that class are kept ([`Reference::resolution`]; PHP files
+/// by the receiver's declared class and the class's [`Family`], other files
+/// by the line and the file's imports); `unresolved` counts the bare-name
+/// matches left out. PHP route actions that do not spell the method
+/// (`Route::resource`, invokable controllers) are added for a controller's
+/// actions.
 ///
 /// # Errors
 /// A path outside the repository or an unknown file type.
@@ -140,7 +170,7 @@ pub fn find(
     config: &Config,
     symbols: &SymbolCache,
     name: &str,
-    class: Option<&str>,
+    class: Option<(&str, Option<&str>)>,
     scope: &Within,
     max: usize,
 ) -> Result<ReferenceList, TextSearchError> {
@@ -154,15 +184,19 @@ pub fn find(
         ..Default::default()
     };
     let hits = text::search(repo, config, &q)?;
+    let mut views = Views::new(repo, config, symbols);
+    let family = match class {
+        Some((c, ns)) if hits.matches.iter().any(|m| is_php(&m.file)) || is_php_scope(scope) => {
+            Some(Family::find(&mut views, c, ns, name)?)
+        }
+        _ => None,
+    };
     let mut refs = Vec::new();
     let mut unresolved = 0;
-    // Per file: (defines the class, imports it).
-    let mut file_facts: std::collections::HashMap<String, (bool, bool)> = Default::default();
     for m in hits.matches {
-        let abs = repo.root().join(&m.file);
-        let syms = symbols.get(repo, &abs, config.max_file_size).ok().flatten();
+        let view = views.get(&m.file);
         let line = m.line as usize;
-        let (kind, enclosing) = match &syms {
+        let (kind, enclosing) = match &view.symbols {
             Some(s) => {
                 if s.definitions
                     .iter()
@@ -175,27 +209,25 @@ pub fn find(
                     .iter()
                     .find(|r| r.line == line && r.name == name)
                     .map_or("text".to_string(), |r| r.kind.clone());
-                let enc = s.enclosing(line).map(|d| Enclosing {
-                    name: d.name.clone(),
-                    kind: d.kind.clone(),
-                    line: d.line,
-                    fqcn: d.fqcn.clone(),
-                });
-                (kind, enc)
+                (kind, view.enclosing(line))
             }
             None => ("text".to_string(), None),
         };
-        let resolution = match class {
-            None => "name",
-            Some(c) => {
-                let (defines, imports) = *file_facts.entry(m.file.clone()).or_insert_with(|| {
-                    let defines = syms
-                        .as_ref()
-                        .is_some_and(|s| s.definitions.iter().any(|d| d.name == c));
-                    let source = crate::repo::read_regular(&abs).unwrap_or_default();
-                    (defines, imports_class(&String::from_utf8_lossy(&source), c))
-                });
-                match resolve(&m.content, c, name, defines, imports) {
+        let resolution = match (class, &family) {
+            (None, _) => "name",
+            (Some((c, _)), fam) => {
+                let resolved = match fam {
+                    Some(fam) if is_php(&m.file) => fam.resolve(&mut views, &m.file, name, line),
+                    _ => {
+                        let view = views.get(&m.file);
+                        let defines = view
+                            .symbols
+                            .as_ref()
+                            .is_some_and(|s| s.definitions.iter().any(|d| d.name == c));
+                        resolve(&m.content, c, name, defines, imports_class(&view.text, c))
+                    }
+                };
+                match resolved {
                     Some(r) => r,
                     None => {
                         unresolved += 1;
@@ -214,6 +246,25 @@ pub fn find(
             resolution: resolution.to_string(),
         });
     }
+    if let Some(fam) = &family {
+        for r in fam.routes(name) {
+            let inside = scope.path.is_empty()
+                || r.file == scope.path
+                || r.file
+                    .starts_with(&format!("{}/", scope.path.trim_end_matches('/')));
+            if inside && !refs.iter().any(|x| x.file == r.file && x.line == r.line) {
+                refs.push(Reference {
+                    enclosing: views.get(&r.file).enclosing(r.line as usize),
+                    file: r.file.clone(),
+                    line: r.line,
+                    column: r.column,
+                    content: r.content.trim().to_string(),
+                    kind: "route".to_string(),
+                    resolution: "route".to_string(),
+                });
+            }
+        }
+    }
     let total = refs.len();
     refs.truncate(max);
     Ok(ReferenceList {
@@ -222,6 +273,14 @@ pub fn find(
         total,
         unresolved,
     })
+}
+
+fn is_php(file: &str) -> bool {
+    file.ends_with(".php")
+}
+
+fn is_php_scope(scope: &Within) -> bool {
+    scope.language.as_deref() == Some("php") || is_php(&scope.path)
 }
 
 #[cfg(test)]
@@ -247,6 +306,17 @@ mod tests {
                 want.map(|(n, c): (&str, Option<&str>)| (n.to_string(), c.map(str::to_string)));
             assert_eq!(t(arg), want, "{arg}");
         }
+    }
+
+    #[test]
+    fn a_qualified_class_gives_its_namespace() {
+        assert_eq!(
+            namespace("App\\Reports\\ProfitLoss::setTotals").as_deref(),
+            Some("App\\Reports")
+        );
+        assert_eq!(namespace("\\App\\Page::render").as_deref(), Some("App"));
+        assert_eq!(namespace("ProfitLoss::setTotals"), None);
+        assert_eq!(namespace("render"), None);
     }
 
     #[test]
