@@ -525,4 +525,34 @@ mod tests {
         );
         assert!(p.untranslated.contains(&"アトリビュート".to_string()));
     }
+
+    #[test]
+    fn web_application_terms_are_translated() {
+        // Issue 24's agent run: 監査, リビジョン and 何件 were left
+        // untranslated, お気に入り (hiragana and single kanji) vanished.
+        for (request, term, word) in [
+            ("監査ログに記録する", "監査ログ", "audit"),
+            ("ページのリビジョンを保存する", "リビジョン", "revision"),
+            ("お気に入りを追加する", "お気に入り", "favorite"),
+            ("コメントが何件あるか表示", "何件", "count"),
+            ("下書きを公開する", "下書き", "draft"),
+        ] {
+            let p = plan(request);
+            assert!(
+                p.keywords.contains(&word.to_string()),
+                "{request}: {:?}",
+                p.keywords
+            );
+            assert!(
+                p.translated.iter().any(|t| t.term == term),
+                "{request}: {:?}",
+                p.translated
+            );
+            assert!(
+                !p.untranslated.iter().any(|u| u.contains(term)),
+                "{request}: {:?}",
+                p.untranslated
+            );
+        }
+    }
 }
