@@ -209,7 +209,7 @@ fn read_file_write(s: &Session, file: &str) -> Result<(), Refusal> {
     if listed {
         return Ok(());
     }
-    let (risk, reasons) = super::risk::touch_risk(&[file.to_string()], &[], &BTreeMap::new());
+    let (risk, reasons) = super::risk::touch_risk(&[file.to_string()], &[], &[], &BTreeMap::new());
     if risk <= s.risk {
         return Ok(());
     }

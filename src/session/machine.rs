@@ -253,7 +253,12 @@ fn understanding_submitted(
     } else {
         &u.files_to_edit
     };
-    let (risk, why) = super::risk::touch_risk(touched, &u.symbols_identified, &s.reference_checks);
+    let (risk, why) = super::risk::touch_risk(
+        touched,
+        &u.symbols_identified,
+        &u.entry_points,
+        &s.reference_checks,
+    );
     s.raise_risk(risk, why);
     let a = assessment(s, &u, facts);
     let missing: Vec<Requirement> = a.missing.keys().copied().collect();

@@ -57,13 +57,17 @@ const SENSITIVE_PREFIXES: &[&str] = &["authentic", "authoriz", "authoris", "encr
 pub const MEDIUM_REFERENCES: usize = 10;
 pub const HIGH_REFERENCES: usize = 50;
 
-/// Risk of a change to `files` (repo-relative, edited or created) and
-/// `symbols` (names as submitted), with `references` = symbol as given to
-/// `find_references` → uses it found. Returns the level and one reason per
-/// rule that fired (empty for LOW).
+/// Risk of a change to `files` (repo-relative, edited or created) naming
+/// `symbols` (as submitted) and changing `changed` (its entry points), with
+/// `references` = symbol as given to `find_references` → uses it found.
+/// Sensitive words count on every named symbol; uses count only for the
+/// changed ones (a class the change calls 27 times is read, not changed:
+/// issue 24). Returns the level and one reason per rule that fired (empty
+/// for LOW).
 pub fn touch_risk(
     files: &[String],
     symbols: &[String],
+    changed: &[String],
     references: &BTreeMap<String, usize>,
 ) -> (Risk, Vec<String>) {
     let mut high = Vec::new();
@@ -81,7 +85,7 @@ pub fn touch_risk(
             high.push(format!("`{s}` is auth/secret/payment code ({w})"));
         }
     }
-    for s in symbols {
+    for s in changed {
         match super::requirements::uses_found(references, s) {
             Some(n) if n >= HIGH_REFERENCES => {
                 high.push(format!("`{s}` has {n} uses (≥ {HIGH_REFERENCES})"))
@@ -112,18 +116,21 @@ fn sensitive_word(text: &str) -> Option<String> {
 }
 
 /// Why a file is MEDIUM risk by what it is: a migration or schema changes
-/// stored data; routes and configuration wire the whole application.
-fn schema_or_wiring(rel: &str) -> Option<&'static str> {
+/// stored data; routes and configuration wire the whole application. The
+/// configuration reason gives `classify`'s own (`path segment config/`,
+/// `configuration format .json`), so a misclassified file shows why.
+fn schema_or_wiring(rel: &str) -> Option<String> {
     let dirs: Vec<&str> = rel.split('/').collect();
     let name = dirs.last().copied().unwrap_or(rel).to_ascii_lowercase();
     if dirs.contains(&"migrations") || name.ends_with(".sql") || name.starts_with("schema.") {
-        return Some("changes the database schema");
+        return Some("changes the database schema".to_string());
     }
     if dirs.first() == Some(&"routes") || name.starts_with("routes.") || name == "urls.py" {
-        return Some("defines routes");
+        return Some("defines routes".to_string());
     }
-    if classify_path(rel).class == FileClass::Config {
-        return Some("is configuration");
+    let class = classify_path(rel);
+    if class.class == FileClass::Config {
+        return Some(format!("is configuration ({})", class.reason));
     }
     None
 }
@@ -136,7 +143,7 @@ mod tests {
         let files: Vec<String> = files.iter().map(|s| (*s).to_string()).collect();
         let symbols: Vec<String> = symbols.iter().map(|s| (*s).to_string()).collect();
         let refs = refs.iter().map(|(s, n)| ((*s).to_string(), *n)).collect();
-        touch_risk(&files, &symbols, &refs).0
+        touch_risk(&files, &symbols, &symbols, &refs).0
     }
 
     #[test]
@@ -197,5 +204,33 @@ mod tests {
                 "{files:?} {symbols:?}"
             );
         }
+    }
+
+    #[test]
+    fn uses_count_for_changed_symbols_only_and_reasons_name_the_class() {
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
+        let refs: BTreeMap<String, usize> = [("Tag::all".to_string(), 27)].into();
+        // Tag is read (named), the change is in TagController::index.
+        let (r, why) = touch_risk(
+            &s(&["app/Http/Controllers/TagController.php"]),
+            &s(&["Tag::all", "TagController::index"]),
+            &s(&["TagController::index"]),
+            &refs,
+        );
+        assert_eq!((r, why.len()), (Risk::Low, 0), "{why:?}");
+        let (r, _) = touch_risk(
+            &s(&["app/Models/Tag.php"]),
+            &s(&["Tag::all"]),
+            &s(&["Tag::all"]),
+            &refs,
+        );
+        assert_eq!(r, Risk::Medium);
+        let (_, why) = touch_risk(&s(&["config/app.php"]), &[], &[], &BTreeMap::new());
+        assert_eq!(
+            why,
+            vec!["`config/app.php` is configuration (path segment config/)"]
+        );
+        let (r, why) = touch_risk(&s(&["docs/examples/app.json"]), &[], &[], &BTreeMap::new());
+        assert_eq!((r, why.len()), (Risk::Low, 0), "{why:?}");
     }
 }
