@@ -195,6 +195,49 @@ mod tests {
             )
             .complete()
         );
+        // IMPLEMENT at MEDIUM with no entry point (new code): the pattern
+        // read backs it, no find_references on the symbols it names.
+        let new_code = Understanding {
+            symbols_identified: vec!["logout".into()],
+            entry_points: vec![],
+            ..with_pattern.clone()
+        };
+        let a = assess(
+            &requirements(Intent::Implement, Risk::Medium),
+            &new_code,
+            &facts,
+        );
+        assert!(
+            !a.missing.contains_key(&Requirement::EntryPoints),
+            "{:?}",
+            a.missing
+        );
+        // Once it names an entry point (an existing symbol it alters), the
+        // references of that one are needed; MODIFY needs them either way.
+        let alters = Understanding {
+            entry_points: vec!["logout".into()],
+            ..new_code.clone()
+        };
+        let a = assess(
+            &requirements(Intent::Implement, Risk::Medium),
+            &alters,
+            &facts,
+        );
+        assert!(
+            a.missing[&Requirement::EntryPoints].contains("logout"),
+            "{:?}",
+            a.missing
+        );
+        let a = assess(
+            &requirements(Intent::Modify, Risk::Medium),
+            &new_code,
+            &facts,
+        );
+        assert!(
+            a.missing.contains_key(&Requirement::EntryPoints),
+            "{:?}",
+            a.missing
+        );
         // An entry point whose definition was never read does not pass.
         let unread_entry = Understanding {
             symbols_identified: vec!["login".into(), "Auth".into()],

@@ -119,6 +119,12 @@ pub struct Requirements {
     /// changed symbol.
     #[serde(default)]
     pub all_entry_points: bool,
+    /// IMPLEMENT: entry points are needed only when the understanding names
+    /// some (existing symbols the change alters); new code with none is
+    /// backed by the pattern read instead (issue 24: five `find_references`
+    /// calls on pattern symbols bought nothing).
+    #[serde(default)]
+    pub entry_points_if_named: bool,
 }
 /// The MCP tools whose names the session's rules use (the gate, the
 /// machine, the requirements). `name()` is the wire name; serde writes the
@@ -291,7 +297,7 @@ impl Requirement {
         match self {
             Requirement::Symbols => "each named symbol's definition read",
             Requirement::EntryPoints => {
-                "find_references run on what changes (finding no uses counts)"
+                "find_references run on what changes (finding no uses counts; new code with no entry point needs none)"
             }
             Requirement::Files => "the files to edit read",
             Requirement::Patterns => "an existing implementation of the same kind read",

@@ -21,7 +21,7 @@ pub fn requirements(intent: Intent, risk: Risk) -> Requirements {
         Intent::Investigate => {
             return Requirements {
                 needs: vec![Symbols],
-                all_entry_points: false,
+                ..Requirements::default()
             };
         }
         Intent::Modify => vec![Symbols, Files, EntryPoints],
@@ -36,6 +36,7 @@ pub fn requirements(intent: Intent, risk: Risk) -> Requirements {
     Requirements {
         needs,
         all_entry_points: risk == Risk::High,
+        entry_points_if_named: intent == Intent::Implement,
     }
 }
 
@@ -271,6 +272,9 @@ fn entry_points_gap(
     u: &Understanding,
     checked: &dyn Fn(&str) -> Option<usize>,
 ) -> Option<String> {
+    if req.entry_points_if_named && u.entry_points.is_empty() {
+        return None;
+    }
     let targets: Vec<&str> = if req.all_entry_points || !u.entry_points.is_empty() {
         u.entry_points.iter().map(String::as_str).collect()
     } else {
