@@ -60,8 +60,14 @@ impl FileView {
             .lines()
             .filter_map(|l| l.strip_prefix("use "))
             .flat_map(|l| {
-                l.trim_end_matches(';')
-                    .split(',')
+                let l = l.trim_end_matches(';');
+                // A group import `use App\Models\{User, Post as P};`.
+                let (prefix, list) = match (l.find('{'), l.rfind('}')) {
+                    (Some(a), Some(b)) if a < b => (&l[..a], &l[a + 1..b]),
+                    _ => ("", l),
+                };
+                list.split(',')
+                    .map(|part| format!("{prefix}{}", part.trim()))
                     .filter_map(|part| {
                         let part = part.trim().trim_start_matches('\\');
                         let (path, alias) = match part.split_once(" as ") {
@@ -692,5 +698,20 @@ mod tests {
             view.fqcn_of("Page", "x(Models\\Page $p)"),
             "App\\Models\\Page"
         );
+    }
+
+    #[test]
+    fn imports_are_read_with_aliases_and_groups() {
+        let dir = tempfile::tempdir().unwrap();
+        let php = "<?php\nnamespace App;\nuse App\\Models\\{User, Post as P};\nuse Foo\\Bar as Baz, \\Qux\\Quux;\n";
+        std::fs::write(dir.path().join("a.php"), php).unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let view = FileView::read(&repo, &Config::default(), &SymbolCache::default(), "a.php");
+        let get = |k: &str| view.imports.get(k).map(String::as_str);
+        assert_eq!(get("User"), Some("App\\Models\\User"));
+        assert_eq!(get("P"), Some("App\\Models\\Post"));
+        assert_eq!(get("Baz"), Some("Foo\\Bar"));
+        assert_eq!(get("Quux"), Some("Qux\\Quux"));
+        assert_eq!(view.namespace.as_deref(), Some("App"));
     }
 }
