@@ -76,11 +76,12 @@ pub enum Command {
         json: bool,
     },
     /// Files likely to change with the given files or symbol: code-graph
-    /// edges and co-change history, with reasons (as the related_files tool).
+    /// edges, a method's callers and co-change history, with reasons (as the
+    /// related_files tool).
     Related {
         /// Repo-relative files the change starts from.
         files: Vec<String>,
-        /// Or a symbol: its definitions' files.
+        /// Or a symbol: its definitions' files; a method's callers are added.
         #[arg(long)]
         symbol: Option<String>,
         #[arg(long, default_value = ".")]

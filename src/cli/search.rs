@@ -80,7 +80,7 @@ pub fn related_cmd(
     let seeds =
         index::seeds(&repo, &config, &symbols, files, symbol).map_err(anyhow::Error::msg)?;
     let graph = index::CodeGraph::load(&repo);
-    let related = crate::graph::related(&graph.graph, Some(&graph.history), &seeds, limit);
+    let related = index::related_files(&repo, &config, &symbols, &graph, &seeds, symbol, limit);
     let mut out = std::io::stdout().lock();
     if json {
         let v = serde_json::json!({

@@ -628,5 +628,57 @@ pub fn related(
     out
 }
 
+/// A caller's weight: a file that calls a changed method changes with it
+/// as often as a view does with its controller (weight 1.0). Chosen, not
+/// fitted: the change-set benchmark asks `related_files` about files, not
+/// methods, so no set measures it yet.
+const CALLER_WEIGHT: f32 = 1.0;
+
+/// `related` (best first, `limit` long) with the files holding `callers`
+/// (repo-relative file and 1-based line of each call, as `find_references`
+/// resolved them to the seed method) added or raised, each with a
+/// `call ← file:line` reason. Seeds are left out.
+pub fn with_callers(
+    mut related: Vec<Related>,
+    callers: &[(String, u64)],
+    seeds: &[String],
+    limit: usize,
+) -> Vec<Related> {
+    let mut seen = BTreeSet::new();
+    for (file, line) in callers {
+        if seeds.contains(file) || !seen.insert(file.as_str()) {
+            continue;
+        }
+        let at = related
+            .iter()
+            .position(|r| &r.file == file)
+            .unwrap_or_else(|| {
+                related.push(Related {
+                    file: file.clone(),
+                    class: crate::classify::classify_path(file).class,
+                    score: 0.0,
+                    edge_score: 0.0,
+                    edges: Vec::new(),
+                    cochange: None,
+                    cochange_commits: None,
+                });
+                related.len() - 1
+            });
+        let r = &mut related[at];
+        let w = CALLER_WEIGHT * class_factor(r.class);
+        r.score += w;
+        r.edge_score += w;
+        r.edges.insert(0, format!("call ← {file}:{line}"));
+        r.edges.truncate(4);
+    }
+    related.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.file.cmp(&b.file))
+    });
+    related.truncate(limit);
+    related
+}
+
 #[cfg(test)]
 mod tests;

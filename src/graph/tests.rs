@@ -238,3 +238,31 @@ fn names_become_paths() {
     assert_eq!(studly_path("admin.user-table"), "Admin\\UserTable");
     assert_eq!(normalize("a/./b/../c"), "a/c");
 }
+
+#[test]
+fn callers_are_added_or_raise_a_related_file() {
+    let r = |file: &str, score: f32| Related {
+        file: file.to_string(),
+        class: crate::classify::classify_path(file).class,
+        score,
+        edge_score: score,
+        edges: vec!["class ← x".to_string()],
+        cochange: None,
+        cochange_commits: None,
+    };
+    let related = vec![r("app/A.php", 1.5), r("app/B.php", 0.6)];
+    let callers = [
+        ("app/B.php".to_string(), 12),
+        ("app/B.php".to_string(), 30),
+        ("tests/BTest.php".to_string(), 5),
+        ("app/Seed.php".to_string(), 3),
+    ];
+    let out = with_callers(related, &callers, &["app/Seed.php".to_string()], 3);
+    let files: Vec<&str> = out.iter().map(|r| r.file.as_str()).collect();
+    // B: 0.6 + one caller (1.0) passes A; the test caller counts 0.6; the
+    // seed itself is left out.
+    assert_eq!(files, ["app/B.php", "app/A.php", "tests/BTest.php"]);
+    assert_eq!(out[0].edges[0], "call ← app/B.php:12");
+    assert!((out[0].score - 1.6).abs() < 1e-6, "{}", out[0].score);
+    assert!((out[2].score - 0.6).abs() < 1e-6, "{}", out[2].score);
+}

@@ -120,3 +120,49 @@ pub fn seeds(
     seeds.dedup();
     Ok(seeds)
 }
+
+/// Files related to `seeds` (see [`crate::graph::related`]), best first, at
+/// most `limit`; when `symbol` names a method (`Class::method`), the files of
+/// its callers as `find_references` resolves them are added with a
+/// `call ← file:line` reason (the caller beside the callee: issue 23).
+pub fn related_files(
+    repo: &Repo,
+    config: &crate::config::Config,
+    symbols: &crate::search::symbols::SymbolCache,
+    graph: &CodeGraph,
+    seeds: &[String],
+    symbol: Option<&str>,
+    limit: usize,
+) -> Vec<crate::graph::Related> {
+    use crate::search::references;
+    let wide = crate::graph::related(&graph.graph, Some(&graph.history), seeds, limit.max(50));
+    let member = symbol.and_then(|s| {
+        let (name, class) = references::target(s)?;
+        Some((name, class?, references::namespace(s)))
+    });
+    let callers: Vec<(String, u64)> = member
+        .and_then(|(name, class, ns)| {
+            references::find(
+                repo,
+                config,
+                symbols,
+                &name,
+                Some((&class, ns.as_deref())),
+                &references::Within::default(),
+                MAX_CALLERS,
+            )
+            .ok()
+        })
+        .map(|list| {
+            list.references
+                .into_iter()
+                .map(|r| (r.file, r.line))
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::graph::with_callers(wide, &callers, seeds, limit)
+}
+
+/// Uses of a method read for its callers' files (a method called from
+/// hundreds of places is a hub; its first callers are enough to say so).
+const MAX_CALLERS: usize = 200;

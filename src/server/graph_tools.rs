@@ -26,7 +26,7 @@ pub struct RelatedFilesParams {
     /// Repo-relative files the change starts from (one or several).
     #[serde(default)]
     pub files: Vec<String>,
-    /// Or a symbol (`OrderService::place`, `Order`): its definitions' files.
+    /// Or a symbol (`OrderService::place`, `Order`): its definitions' files; a method's callers are added.
     #[serde(default)]
     pub symbol: Option<String>,
     /// Files, 1-50. Default 10.
@@ -87,7 +87,7 @@ impl CodeIntel {
             ));
         }
         let shared = Arc::clone(&self.shared);
-        let (seeds, graph) = blocking(move || -> Result<_, ToolError> {
+        let (seeds, graph, mut files) = blocking(move || -> Result<_, ToolError> {
             let seeds = crate::index::seeds(
                 &shared.repo,
                 &shared.config,
@@ -96,10 +96,19 @@ impl CodeIntel {
                 p.symbol.as_deref(),
             )
             .map_err(ToolError::invalid)?;
-            Ok((seeds, shared.graph.get(&shared.repo)))
+            let graph = shared.graph.get(&shared.repo);
+            let files = crate::index::related_files(
+                &shared.repo,
+                &shared.config,
+                &shared.symbols,
+                &graph,
+                &seeds,
+                p.symbol.as_deref(),
+                p.limit,
+            );
+            Ok((seeds, graph, files))
         })
         .await??;
-        let mut files = crate::graph::related(&graph.graph, Some(&graph.history), &seeds, p.limit);
         let readiness = self.shared.readiness();
         let mut b = Budget::new(max_tokens);
         b.force(&format!(
@@ -132,7 +141,7 @@ impl CodeIntel {
 
 #[tool_router(router = graph_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Files likely to change with the given files or symbol: code-graph edges (imports, uses, views, config, migrations) and co-change history, with reasons. Names only.
+    /// Files likely to change with the given files or symbol: code-graph edges (imports, uses, views, config, migrations), a method's callers and co-change history, with reasons. Names only.
     #[tool(annotations(
         title = "Related files",
         read_only_hint = true,

@@ -254,3 +254,8 @@ async def test_find_references_resolves_laravel_call_shapes(tmp_path):
         assert at(r) == [("routes/web.php", 6, "route"), ("routes/web.php", 8, "route")], r
         r = await c.call("find_references", symbol="PageController::destroy")
         assert at(r) == [], r
+        # related_files on a method adds its callers' files, with the call.
+        r = await c.call("related_files", symbol="BaseRepo::update")
+        assert r["seeds"] == ["app/Repos/BaseRepo.php"], r
+        caller = next(f for f in r["files"] if f["file"] == "app/Repos/PageRepo.php")
+        assert "call ← app/Repos/PageRepo.php:12" in caller["edges"], caller
