@@ -545,15 +545,10 @@ pub fn related(
         if seeds.contains(file) {
             return None;
         }
-        Some(acc.entry(file.to_string()).or_insert_with(|| Related {
-            file: file.to_string(),
-            class: crate::classify::classify_path(file).class,
-            score: 0.0,
-            edge_score: 0.0,
-            edges: Vec::new(),
-            cochange: None,
-            cochange_commits: None,
-        }))
+        Some(
+            acc.entry(file.to_string())
+                .or_insert_with(|| Related::new(file)),
+        )
     }
     for seed in seeds {
         for e in graph.out(seed) {
@@ -619,13 +614,33 @@ pub fn related(
         r.edges.dedup();
         r.edges.truncate(4);
     }
-    out.sort_by(|a, b| {
+    best_first(&mut out, limit);
+    out
+}
+
+impl Related {
+    /// A file with no reason yet (score 0), classed by its path.
+    fn new(file: &str) -> Related {
+        Related {
+            file: file.to_string(),
+            class: crate::classify::classify_path(file).class,
+            score: 0.0,
+            edge_score: 0.0,
+            edges: Vec::new(),
+            cochange: None,
+            cochange_commits: None,
+        }
+    }
+}
+
+/// Sorts by score, best first (ties by path), and keeps `limit`.
+fn best_first(related: &mut Vec<Related>, limit: usize) {
+    related.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| a.file.cmp(&b.file))
     });
-    out.truncate(limit);
-    out
+    related.truncate(limit);
 }
 
 /// A caller's weight: a file that calls a changed method changes with it
@@ -653,15 +668,7 @@ pub fn with_callers(
             .iter()
             .position(|r| &r.file == file)
             .unwrap_or_else(|| {
-                related.push(Related {
-                    file: file.clone(),
-                    class: crate::classify::classify_path(file).class,
-                    score: 0.0,
-                    edge_score: 0.0,
-                    edges: Vec::new(),
-                    cochange: None,
-                    cochange_commits: None,
-                });
+                related.push(Related::new(file));
                 related.len() - 1
             });
         let r = &mut related[at];
@@ -671,12 +678,7 @@ pub fn with_callers(
         r.edges.insert(0, format!("call ← {file}:{line}"));
         r.edges.truncate(4);
     }
-    related.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.file.cmp(&b.file))
-    });
-    related.truncate(limit);
+    best_first(&mut related, limit);
     related
 }
 
