@@ -155,11 +155,14 @@ pub struct Ranking {
     pub candidates: Vec<(String, FileClass, Features)>,
 }
 
-/// The pipeline with what it caches between calls (the vocabulary).
+/// The pipeline with what it caches between calls (the vocabulary, which
+/// chunk kinds the index holds).
 #[derive(Default)]
 pub struct Ranker {
     /// (rows of `vocab` when loaded, the vocabulary).
     vocabulary: Mutex<Option<(usize, Arc<bridge::Vocabulary>)>>,
+    /// (rows of `forest` when asked, kind → whether a chunk has it).
+    kinds: Mutex<(usize, HashMap<String, bool>)>,
 }
 
 /// What a search found for one file.
@@ -219,6 +222,45 @@ impl Ranker {
         Ok(vocab)
     }
 
+    /// Keeps the plan's kind hints the index has chunks of: no Filament
+    /// hints in an application without Filament (issue 24 § 4).
+    async fn keep_present_kinds(
+        &self,
+        store: &Store,
+        plan: &mut QueryPlan,
+    ) -> Result<(), RankError> {
+        if plan.kind_hints.is_empty() {
+            return Ok(());
+        }
+        let rows = store.forest_rows().await?;
+        let mut keep = Vec::new();
+        for kind in std::mem::take(&mut plan.kind_hints) {
+            let known = {
+                let mut cache = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+                if cache.0 != rows {
+                    *cache = (rows, HashMap::new());
+                }
+                cache.1.get(&kind).copied()
+            };
+            let present = match known {
+                Some(p) => p,
+                None => {
+                    let p = store.has_kind(&kind).await?;
+                    let mut cache = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+                    if cache.0 == rows {
+                        cache.1.insert(kind.clone(), p);
+                    }
+                    p
+                }
+            };
+            if present {
+                keep.push(kind);
+            }
+        }
+        plan.kind_hints = keep;
+        Ok(())
+    }
+
     /// Runs the pipeline. With `explain`, [`Ranking::candidates`] lists every
     /// candidate file with its features. Without an embedder (the model is
     /// loading or unavailable) the ranking is lexical: the full-text and name
@@ -256,6 +298,7 @@ impl Ranker {
             plan.add_translations(&req.query, found);
         }
         let embed_ms = started.elapsed().as_secs_f64() * 1000.0;
+        self.keep_present_kinds(store, &mut plan).await?;
 
         let text = text_query(&plan);
         let t = Instant::now();
@@ -352,7 +395,10 @@ fn candidates(
         c.class.get_or_insert(h.class);
         c.chunks.push(h);
     }
-    for h in nearest {
+    for h in nearest
+        .into_iter()
+        .filter(|h| !crate::store::says_little(&h.content))
+    {
         let c = cands.entry(h.file.clone()).or_default();
         c.class.get_or_insert(h.class);
         let cos = h.score;
@@ -370,7 +416,7 @@ fn candidates(
     let backfill: HashSet<String> = backfill.into_iter().cloned().collect();
     for h in read_chunks
         .into_iter()
-        .filter(|h| backfill.contains(&h.file))
+        .filter(|h| backfill.contains(&h.file) && !crate::store::says_little(&h.content))
     {
         let cos = query_vector.map_or(0.0, |q| crate::relevance::cosine(q, &h.vector));
         cands.entry(h.file.clone()).or_default().add_cosine(h, cos);

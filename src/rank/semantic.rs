@@ -65,7 +65,9 @@ pub async fn semantic_search(
     let results = if collection == Collection::Map || short_circuit {
         Vec::new()
     } else {
-        store.search_forest(&vector, limit, scope).await?
+        let mut hits = store.search_forest(&vector, limit, scope).await?;
+        hits.retain(|h| !crate::store::says_little(&h.content));
+        hits
     };
     Ok(SemanticHits {
         results,

@@ -288,6 +288,47 @@ async fn query_reads_only_the_files_whose_code_it_shows() {
     assert!(matches!(r, Err(ToolError::NotReady { .. })));
 }
 
+/// Kind hints name only kinds the index holds (issue 24 § 4: no Filament
+/// hints without Filament): "column" hints `table_schema` and
+/// `filament_table`; this repository has a migration but no Filament.
+#[tokio::test]
+async fn kind_hints_name_only_kinds_the_index_holds() {
+    let (d, s) = repo();
+    std::fs::create_dir_all(d.path().join("database/migrations")).unwrap();
+    std::fs::write(
+        d.path().join("database/migrations/2024_01_01_000000_create_orders_table.php"),
+        "<?php\n\nuse Illuminate\\Database\\Migrations\\Migration;\nuse Illuminate\\Database\\Schema\\Blueprint;\nuse Illuminate\\Support\\Facades\\Schema;\n\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n        Schema::create('orders', function (Blueprint $table) {\n            $table->id();\n            $table->decimal('total');\n        });\n    }\n};\n",
+    )
+    .unwrap();
+    let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
+    *s.shared.model.write().unwrap() = ModelState::Ready(Arc::clone(&embedder));
+    let store = s.shared.store(false).await.unwrap();
+    let sh = &s.shared;
+    crate::index::sync(
+        &sh.repo,
+        &sh.config,
+        &store,
+        std::future::ready(Ok(Arc::clone(&embedder))),
+        false,
+        0,
+        &sh.progress,
+    )
+    .await
+    .unwrap();
+    assert!(
+        crate::rank::plan::plan("add a column to orders")
+            .kind_hints
+            .contains(&"filament_table".to_string())
+    );
+    let r = s
+        .query_reply(params(
+            serde_json::json!({"query": "add a column to orders"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value.plan.kind_hints, ["table_schema"]);
+}
+
 /// A gated call reads the session file at most once and writes it once;
 /// the evidence keeps the tool, the arguments, the lines read and the
 /// phase the machine stamped.

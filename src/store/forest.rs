@@ -42,6 +42,27 @@ pub struct ForestHit {
     pub vector: Vec<f32>,
 }
 
+/// Chunks with fewer letters and digits than this say too little for their
+/// embedding to mean anything: a `storage/app/.gitignore` (`*`,
+/// `!.gitignore`, 15) or an empty `.gitkeep` lies near every request in
+/// multilingual-e5-small's space (short texts sit close to the centroid) and
+/// took `query`'s top three on filamentphp/demo for "Hide sidebar on
+/// creation" (bench/changeset.py, snapshot 2022-06-01). The shortest real
+/// members, a migration's `down()` with one `dropIfExists`, have over 40.
+pub const MIN_EMBEDDED_CHARS: usize = 16;
+
+/// Whether a chunk's `content` is too short for vector similarity to count
+/// (fewer than [`MIN_EMBEDDED_CHARS`] alphanumeric chars; CJK letters
+/// count). Such chunks stay searchable by words and names.
+pub fn says_little(content: &str) -> bool {
+    content
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .take(MIN_EMBEDDED_CHARS)
+        .count()
+        < MIN_EMBEDDED_CHARS
+}
+
 /// `forest` columns a search reads (all but the search text; the vector
 /// only where a caller needs it).
 pub(super) const FOREST_READ_COLUMNS: [&str; 15] = [
@@ -372,5 +393,21 @@ impl Store {
             .try_collect()
             .await?;
         forest_hits(&batches)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn placeholders_say_little_and_code_does_not() {
+        use super::says_little;
+        assert!(says_little(""));
+        assert!(says_little("*\n!.gitignore\n"));
+        assert!(says_little("*\n!public/\n!.gitignore\n"));
+        assert!(!says_little(
+            "public function down()\n{\n    Schema::dropIfExists('media');\n}"
+        ));
+        // Sixteen Japanese letters are a sentence, not a placeholder.
+        assert!(!says_little("注文の合計金額を税込みで計算して表示する処理"));
     }
 }

@@ -172,6 +172,17 @@ impl Store {
         Ok(self.forest.count_rows(None).await?)
     }
 
+    /// Whether `forest` holds a chunk of this kind (`filament_table`,
+    /// `table_schema`, …): a framework kind the repository never produces
+    /// is not a hint worth giving.
+    ///
+    /// # Errors
+    /// Lance errors.
+    pub async fn has_kind(&self, kind: &str) -> Result<bool, StoreError> {
+        let filter = format!("kind = {}", sql_str(kind));
+        Ok(self.forest.count_rows(Some(filter)).await? > 0)
+    }
+
     /// Rows in `files` (one per file whose words are indexed).
     ///
     /// # Errors
