@@ -92,11 +92,11 @@ fn dir_of(file: &str) -> &str {
 /// never in QUESTION or INVESTIGATE sessions; only in READY; never while a
 /// HYPOTHESIS remains or to a file a rejected hypothesis named; never a lock,
 /// vendored or generated file the request does not name; an existing file
-/// only when its content was returned in this session, and — when the
-/// understanding did not list it — only if it does not raise the risk; a new
-/// file (with `allow_new`) in a directory where a file was read, or on a
-/// framework/PSR-4 convention path when a file under its nearest existing
-/// directory was read.
+/// only when its content was returned in this session and the change covers
+/// it (the understanding lists it, or `add_explored_files` added it in READY
+/// without raising the risk); a new file (with `allow_new`) that the change
+/// lists, in a directory of a file it covers, or on a framework/PSR-4
+/// convention path under the nearest existing directory of one.
 ///
 /// # Errors
 /// A [`Refusal`] with `recovery_options`.
@@ -197,30 +197,20 @@ fn tool_owned(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
     )
 }
 
-/// A file read in the session: writable when the understanding lists it,
-/// or when it does not raise the risk.
+/// A file read in the session: writable when the change covers it (the
+/// understanding lists it, or `add_explored_files` added it in READY, which
+/// re-assesses the risk).
 fn read_file_write(s: &Session, file: &str) -> Result<(), Refusal> {
-    let listed = s.understanding.as_ref().is_some_and(|u| {
-        u.files_analyzed
-            .iter()
-            .chain(&u.files_to_edit)
-            .any(|f| f == file)
-    });
-    if listed {
-        return Ok(());
-    }
-    let (risk, reasons) = super::risk::touch_risk(&[file.to_string()], &[], &[], &BTreeMap::new());
-    if risk <= s.risk {
+    if s.covers(file) {
         return Ok(());
     }
     refuse(
         format!(
-            "`{file}` was not in the submitted understanding and raises the risk to {risk:?} ({}): submit the understanding again with it in files_to_edit",
-            reasons.join("; ")
+            "`{file}` is not in the submitted understanding: add it to the change with a reason (the risk of touching it is assessed then)"
         ),
         &[
-            "revert_to_exploration",
-            "submit_understanding with the file in files_to_edit",
+            &format!("add_explored_files [{file}] with a reason"),
+            "revert_to_exploration, then submit_understanding with the file in files_to_edit",
         ],
     )
 }
@@ -236,12 +226,11 @@ fn new_file(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
             &["check_write_target with allow_new_files=true"],
         );
     }
-    if s.explored.iter().any(|f| dir_of(f) == parent) {
+    if s.covers(file) || s.covered().any(|f| dir_of(f) == parent) {
         return Ok(());
     }
     let under = |dir: &str| {
-        s.explored
-            .iter()
+        s.covered()
             .any(|f| dir.is_empty() || f.starts_with(&format!("{dir}/")))
     };
     match &t.convention {

@@ -174,8 +174,17 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
             s.explored.extend(evidence.read.iter().cloned());
             s.files_seen.extend(evidence.files.iter().cloned());
             let n = evidence.read.len();
+            let added: Vec<String> = evidence
+                .read
+                .iter()
+                .filter(|f| !s.covers(f))
+                .cloned()
+                .collect();
             s.evidence.push(evidence);
-            Ok(note(format!("{n} file(s) read and added as explored")))
+            if s.phase != Phase::Ready || added.is_empty() {
+                return Ok(note(format!("{n} file(s) read and added as explored")));
+            }
+            Ok(note(widen_scope(s, added)))
         }
         Event::Reverted { keep_results } => {
             s.phase = Phase::Exploration;
@@ -192,6 +201,28 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
             Ok(Step::default())
         }
     }
+}
+
+/// READY, and the agent adds files the understanding did not list: the
+/// risk of touching them is assessed as the understanding's was. When it
+/// stays, they join the change (writable); when it rises, the session goes
+/// back to EXPLORATION to meet the new requirements with the files listed
+/// (issue 24 § 3; docs/sessions.md § Gate).
+fn widen_scope(s: &mut Session, added: Vec<String>) -> String {
+    let (risk, why) = super::risk::touch_risk(&added, &[], &[], &BTreeMap::new());
+    if risk > s.risk {
+        s.raise_risk(risk, why.clone());
+        s.phase = Phase::Exploration;
+        return format!(
+            "{added:?} raise the risk to {risk:?} ({}): back to EXPLORATION; submit_understanding with them in files_to_edit once the {risk:?} requirements are met",
+            why.join("; ")
+        );
+    }
+    s.scope_added.extend(added.iter().cloned());
+    format!(
+        "{added:?} added to the change (risk stays {:?}); they may be written",
+        s.risk
+    )
 }
 
 fn note(n: String) -> Step {

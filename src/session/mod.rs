@@ -274,10 +274,15 @@ mod tests {
         }
     }
 
+    /// READY with `read` read and listed in the understanding.
     fn ready(intent: Intent, query: &str, read: &[&str]) -> Session {
         let mut s = Session::new(intent, query);
         s.phase = Phase::Ready;
         s.explored = read.iter().map(|f| (*f).to_string()).collect();
+        s.understanding = Some(Understanding {
+            files_to_edit: read.iter().map(|f| (*f).to_string()).collect(),
+            ..Understanding::default()
+        });
         s
     }
 
@@ -320,7 +325,8 @@ mod tests {
         assert!(!ok(&lock, target("composer.lock", true, false)));
         let named = ready(Intent::Modify, "composer.lock を更新", &["composer.lock"]);
         assert!(ok(&named, target("composer.lock", true, false)));
-        // A read file the understanding did not list may not raise the risk.
+        // A read file the understanding did not list is refused, however
+        // harmless, until add_explored_files adds it (issue 24 § 3).
         let mut low = ready(
             Intent::Modify,
             "fix",
@@ -331,10 +337,36 @@ mod tests {
             ..Understanding::default()
         });
         assert!(ok(&low, target("app/a.php", true, false)));
-        assert!(!ok(
+        for f in ["app/Http/Controllers/Auth/LoginController.php"] {
+            let r = check_write(&low, &target(f, true, false)).unwrap_err();
+            assert!(
+                r.recovery_options[0].starts_with("add_explored_files"),
+                "{r:?}"
+            );
+        }
+        low.scope_added
+            .insert("app/Http/Controllers/Auth/LoginController.php".into());
+        assert!(ok(
             &low,
             target("app/Http/Controllers/Auth/LoginController.php", true, false)
         ));
+        // New files: listed, or beside / under a covered file; not beside a
+        // file that was only read.
+        let mut scoped = ready(
+            Intent::Implement,
+            "add an observer",
+            &["app/Models/Order.php"],
+        );
+        scoped.explored.insert("lib/util.py".into());
+        assert!(ok(&scoped, target("app/Models/Invoice.php", false, true)));
+        assert!(!ok(&scoped, target("lib/new.py", false, true)));
+        scoped
+            .understanding
+            .as_mut()
+            .unwrap()
+            .files_to_edit
+            .push("lib/new.py".into());
+        assert!(ok(&scoped, target("lib/new.py", false, true)));
         // Hypotheses: pending blocks every write; rejected blocks its file.
         let mut pending = s.clone();
         pending.hypotheses.push(Hypothesis {

@@ -522,6 +522,11 @@ pub struct Session {
     #[serde(default)]
     pub risk_reasons: Vec<String>,
     pub understanding: Option<Understanding>,
+    /// Files added to the change after the understanding (`add_explored_files`
+    /// in READY, with a reason, risk re-assessed): writable like the files
+    /// the understanding lists.
+    #[serde(default)]
+    pub scope_added: BTreeSet<String>,
     /// Dropped on load when written by a release with another shape.
     #[serde(default, deserialize_with = "lenient")]
     pub last_assessment: Option<Assessment>,
@@ -627,6 +632,7 @@ impl Session {
             files_seen: BTreeSet::new(),
             explored: BTreeSet::new(),
             understanding: None,
+            scope_added: BTreeSet::new(),
             last_assessment: None,
             hypotheses: Vec::new(),
             relevance: Vec::new(),
@@ -636,6 +642,26 @@ impl Session {
             created_at: now,
             updated_at: now,
         }
+    }
+
+    /// Whether the change covers `file`: the submitted understanding lists it
+    /// (files to edit or analysed) or `add_explored_files` added it in READY.
+    pub fn covers(&self, file: &str) -> bool {
+        self.scope_added.contains(file)
+            || self.understanding.as_ref().is_some_and(|u| {
+                u.files_analyzed
+                    .iter()
+                    .chain(&u.files_to_edit)
+                    .any(|f| f == file)
+            })
+    }
+
+    /// Files the change covers ([`Session::covers`]).
+    pub fn covered(&self) -> impl Iterator<Item = &String> {
+        self.understanding
+            .iter()
+            .flat_map(|u| u.files_analyzed.iter().chain(&u.files_to_edit))
+            .chain(&self.scope_added)
     }
 
     /// Raises the risk to `risk` (never lowers it: leaving something out of a

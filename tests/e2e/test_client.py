@@ -273,6 +273,8 @@ AGREEMENT_CASES = [
     ("Write", "app/auth/../../outside.py", True),    # escapes the repository
     ("Edit", ".git/config", False),                  # withheld
     ("Write", "docs/guide/new_page.md", True),       # new directory, no convention
+    ("Edit", "web/api.ts", False),                   # read in READY, not in the understanding
+    ("Write", "web/new_api.ts", True),               # new, beside a file only read
 ]
 
 
@@ -282,7 +284,7 @@ async def test_hook_and_check_write_target_agree(tmp_path):
     when check_write_target refuses."""
     repo = make_repo(tmp_path, {"sync_on_start": False})
     (repo / ".env").write_text("APP_KEY=x\n")
-    disagreements, decided, outcomes = [], 0, set()
+    disagreements, decided, outcomes, refused = [], 0, set(), {}
     async with serve(repo) as c:
         query = "ログインでパスワードが空でも通るのを直して"
         sid = (await c.call("start_session", intent="MODIFY", query=query, slots={
@@ -295,6 +297,7 @@ async def test_hook_and_check_write_target_agree(tmp_path):
                 u = await c.call("submit_understanding", session_id=sid, symbols_identified=["authenticate"],
                                  entry_points=["authenticate"], files_to_edit=["app/auth/service.py"])
                 assert u["phase"] == "READY", u
+                await c.call("read_file", file="web/api.ts", session_id=sid)
             for tool, path, allow_new in AGREEMENT_CASES:
                 r = await c.session.call_tool("check_write_target", {
                     "session_id": sid, "file_path": path, "allow_new_files": allow_new})
@@ -303,6 +306,7 @@ async def test_hook_and_check_write_target_agree(tmp_path):
                 hook_denies = out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
                 decided += 1
                 outcomes.add((phase, server_refuses))
+                refused[(phase, tool, path)] = server_refuses
                 if server_refuses != hook_denies:
                     disagreements.append((phase, tool, path, server_refuses, hook_denies,
                                           r.content[0].text[:120]))
@@ -310,3 +314,6 @@ async def test_hook_and_check_write_target_agree(tmp_path):
     assert decided == 2 * len(AGREEMENT_CASES)
     # Both answers occur in READY, so agreement is not "everything refused".
     assert {("READY", True), ("READY", False), ("EXPLORATION", True)} <= outcomes, outcomes
+    # The change covers the file its understanding lists, not one read after.
+    assert not refused[("READY", "Edit", "app/auth/service.py")]
+    assert refused[("READY", "Edit", "web/api.ts")] and refused[("READY", "Write", "web/new_api.ts")]

@@ -475,3 +475,58 @@ fn a_frame_accumulates_and_null_clears_a_slot() {
     assert!(!s.frame.contains_key(&SlotName::DesiredAction));
     assert_eq!(s.frame.len(), 2);
 }
+
+/// `add_explored_files` in READY adds an unlisted file to the change when
+/// the risk of touching it stays, and sends the session back to
+/// EXPLORATION when it rises (issue 24 § 3).
+#[test]
+fn files_added_in_ready_join_the_change_or_reopen_it() {
+    let added = |files: &[&str]| Event::ExploredAdded {
+        evidence: Evidence {
+            tool: Tool::AddExploredFiles,
+            params: CallArgs::default(),
+            summary: String::new(),
+            read: files.iter().map(|f| (*f).to_string()).collect(),
+            read_lines: vec![],
+            total: None,
+            files: files.iter().map(|f| (*f).to_string()).collect(),
+            at: 0,
+            phase: Phase::Ready,
+        },
+    };
+    let mut s = Session::new(Intent::Modify, "fix page rendering");
+    for e in [
+        frame(),
+        tool("find_definitions", &["a.py"], Phase::Exploration),
+        tool("find_references", &["b.py"], Phase::Exploration),
+        tool("search_text", &["c.py"], Phase::Exploration),
+        tool("read_file", &["a.py", "b.py", "c.py"], Phase::Exploration),
+        submit(understanding(&["render"], &["a.py", "b.py"]), &[]),
+    ] {
+        transition(&mut s, e, &Code).unwrap();
+    }
+    assert_eq!(s.phase, Phase::Ready);
+    // c.py was read but not listed: refused until added.
+    assert!(matches!(
+        transition(&mut s, write("c.py"), &Code),
+        Err(Rejected::Refused(_))
+    ));
+    let step = transition(&mut s, added(&["c.py"]), &Code).unwrap();
+    assert!(step.note.contains("added to the change"), "{}", step.note);
+    assert_eq!(s.phase, Phase::Ready);
+    assert!(transition(&mut s, write("c.py"), &Code).is_ok());
+    // A migration raises a LOW change to MEDIUM: back to EXPLORATION.
+    let step = transition(
+        &mut s,
+        added(&["database/migrations/2024_create_pages.php"]),
+        &Code,
+    )
+    .unwrap();
+    assert_eq!(
+        (s.phase, s.risk),
+        (Phase::Exploration, Risk::Medium),
+        "{}",
+        step.note
+    );
+    assert!(!s.covers("database/migrations/2024_create_pages.php"));
+}
