@@ -1,7 +1,5 @@
 //! The tool gate by phase and the write gate (docs/sessions.md § Gate).
 
-use std::collections::BTreeMap;
-
 use super::model::{HypothesisState, Intent, Phase, Refusal, Session, Tool, ToolClass};
 use crate::classify::FileClass;
 

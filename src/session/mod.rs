@@ -337,13 +337,12 @@ mod tests {
             ..Understanding::default()
         });
         assert!(ok(&low, target("app/a.php", true, false)));
-        for f in ["app/Http/Controllers/Auth/LoginController.php"] {
-            let r = check_write(&low, &target(f, true, false)).unwrap_err();
-            assert!(
-                r.recovery_options[0].starts_with("add_explored_files"),
-                "{r:?}"
-            );
-        }
+        let login = target("app/Http/Controllers/Auth/LoginController.php", true, false);
+        let r = check_write(&low, &login).unwrap_err();
+        assert!(
+            r.recovery_options[0].starts_with("add_explored_files"),
+            "{r:?}"
+        );
         low.scope_added
             .insert("app/Http/Controllers/Auth/LoginController.php".into());
         assert!(ok(
