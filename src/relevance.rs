@@ -47,16 +47,19 @@ pub struct Thresholds {
 /// | reject (`< 0.77281`) | 1.000 | 0.033 | 4 of 280 |
 /// | grey (between) | — | — | 40 related, 110 unrelated |
 /// | map short-circuit (`>= 0.93665`) | 1.000 | 0.318 | 7 of 46 |
-/// | value/quote reject (`< 0.84296`) | 1.000 | 0.949 | 37 of 79 |
+/// | value/quote reject (`< 0.84882` or [`crate::rank::plan::contradiction`]) | 0.955 | 0.913 | 66 of 159 |
 ///
-/// The value/quote threshold (added 2026-11-21, same model) comes from the
-/// 79 (slot value, quote) pairs of `value_quote_pairs.tsv` (40 consistent, 39
-/// not; 30 + 10 and 25 + 14 ja + en): consistent pairs scored 0.850–0.993,
-/// inconsistent 0.774–0.854, chosen at precision 1.0
-/// ([`VALUE_QUOTE_PRECISION`]). The value an agent run saw accepted
-/// ("customer birthday calendar export" for "a product runs low on stock")
-/// is rejected. Before, the relevance `reject` threshold (0.77281) rejected
-/// none of the 39.
+/// The value/quote threshold comes from the 159 (slot value, quote) pairs of
+/// `value_quote_pairs.tsv` (90 consistent, 69 not; 2026-11-21: 79 pairs,
+/// 2026-11-25: 80 more, honest paraphrases as agents write them and values
+/// that ignore or contradict their quote). Values contradicting their quote
+/// are rejected by [`crate::rank::plan::contradiction`] first (8 of the 69; none of the 90);
+/// the threshold is chosen on the rest at precision 0.95
+/// ([`VALUE_QUOTE_PRECISION`]): it keeps 87 of the 90 consistent values
+/// (0.967; "track page views" for 「ページの閲覧数を計測したい」 at 0.826 is
+/// the lowest) and rejects 63 of the 69 (0.913). The previous threshold
+/// (0.84296, no contradiction rule) gave 0.950 / 0.826 / kept 0.967 on the
+/// same set.
 ///
 /// Related pairs scored 0.773–1.000 and unrelated 0.762–0.864: the model
 /// barely separates the low end, so almost nothing is rejected outright and
@@ -66,7 +69,7 @@ pub const CALIBRATED: Thresholds = Thresholds {
     fact: 0.84039,
     reject: 0.77281,
     map_short_circuit: 0.93665,
-    value_quote: 0.84296,
+    value_quote: 0.84882,
 };
 
 /// The metrics [`CALIBRATED`] reached on the labelled set (the table above),
@@ -76,7 +79,7 @@ pub const CALIBRATED_METRICS: [(&str, f32, f32); 4] = [
     ("fact", 0.952, 0.750),
     ("reject", 1.0, 0.033),
     ("map", 1.0, 0.3181),
-    ("value_quote", 1.0, 0.9487),
+    ("value_quote", 0.954, 0.913),
 ];
 
 /// The labelled sets compiled into the binary (`tests/calibration/`).
@@ -204,6 +207,9 @@ pub struct Calibration {
     /// precision = inconsistent among `score < value_quote`, recall = share
     /// of inconsistent pairs rejected.
     pub value_quote: TierMetrics,
+    /// Share of consistent pairs kept (`score >= value_quote`): the honest
+    /// paraphrases an agent does not have to rewrite.
+    pub value_quote_kept: f32,
     pub value_quote_pairs: usize,
 }
 
@@ -266,12 +272,11 @@ fn choose_reject_at(scores: &[(f32, bool)], precision: f32) -> f32 {
     best
 }
 
-/// Precision the value/quote rejection is chosen at: every labelled
-/// consistent pair must pass. A wrongly rejected slot makes the agent
-/// rephrase a correct value ("fix" for 「直して」 scores 0.850, just under the
-/// 0.95-precision threshold of 0.857); on the labelled set this still
-/// rejects most inconsistent pairs (README § Calibration).
-pub const VALUE_QUOTE_PRECISION: f32 = 1.0;
+/// Precision the value/quote rejection is chosen at (issue 24 § 1: ≥ 0.95
+/// for rejections at ≥ 0.95 of honest paraphrases kept; README §
+/// Calibration). A wrongly rejected slot makes the agent rephrase a correct
+/// value, a wrongly kept one lets a frame say something the request did not.
+pub const VALUE_QUOTE_PRECISION: f32 = 0.95;
 
 /// Labelled scores of the three calibration sets, each (score, positive?).
 #[derive(Debug, Clone, Default)]
@@ -303,6 +308,21 @@ pub fn evaluate(thresholds: &Thresholds, scores: &LabelledScores) -> Calibration
         map: fact_metrics(map, thresholds.map_short_circuit),
         map_pairs: map.len(),
         value_quote: reject_metrics(&scores.value_quote, thresholds.value_quote),
+        value_quote_kept: {
+            let consistent: Vec<f32> = scores
+                .value_quote
+                .iter()
+                .filter(|s| s.1)
+                .map(|s| s.0)
+                .collect();
+            ratio(
+                consistent
+                    .iter()
+                    .filter(|&&s| s >= thresholds.value_quote)
+                    .count(),
+                consistent.len(),
+            )
+        },
         value_quote_pairs: scores.value_quote.len(),
     }
 }

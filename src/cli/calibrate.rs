@@ -41,10 +41,25 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
             let s = relevance::score_pairs(embedder.as_ref(), &input)?;
             Ok(s.into_iter().zip(pairs.iter().map(|p| p.2)).collect())
         };
+        // A value that contradicts its quote is rejected by the lexical rule
+        // before any threshold: scored 0 here, so the threshold is chosen on
+        // what the rule leaves.
+        let value_quote = score(&vq, false)?
+            .into_iter()
+            .zip(&vq)
+            .map(|((s, label), (v, q, _))| {
+                let s = if crate::rank::plan::contradiction(v, q).is_some() {
+                    0.0
+                } else {
+                    s
+                };
+                (s, label)
+            })
+            .collect();
         Ok(LabelledScores {
             relevance: score(&rel, true)?,
             map: score(&map, false)?,
-            value_quote: score(&vq, false)?,
+            value_quote,
         })
     })
     .await??;

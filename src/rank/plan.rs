@@ -463,6 +463,92 @@ impl QueryPlan {
     }
 }
 
+/// Opposite words (compared by [`stem`]): a slot value that
+/// says one where its quote says the other contradicts it, however close
+/// the embeddings are. multilingual-e5-small scores "make the title
+/// optional" for 「タイトルを必須項目にして」 0.855 and "export products to
+/// CSV" for 「CSVから商品を取り込みたい」 0.919, above honest paraphrases
+/// such as "track page views" for 「ページの閲覧数を計測したい」 (0.826):
+/// no threshold separates them (tests/calibration/value_quote_pairs.tsv).
+/// Japanese quotes are compared through the glossary's English words
+/// (`assets/glossary/ja-en.tsv`: 非表示 → hide, 論理削除 → soft delete).
+const OPPOSITES: &[(&[&str], &[&str])] = &[
+    (&["add", "create", "insert"], &["remove", "delete", "drop"]),
+    (
+        &["show", "display", "visible"],
+        &["hide", "hidden", "invisible"],
+    ),
+    (&["enable", "enabled"], &["disable", "disabled"]),
+    (&["required", "mandatory"], &["optional"]),
+    (&["import"], &["export"]),
+    (
+        &["limit", "restrict", "throttle", "cap"],
+        &["unlimited", "unrestricted"],
+    ),
+    (&["soft"], &["hard", "force", "permanent"]),
+    (
+        &["increase", "raise", "more"],
+        &["decrease", "reduce", "lower", "fewer"],
+    ),
+    (
+        &["keep", "retain", "record"],
+        &["delete", "remove", "discard", "purge"],
+    ),
+    (&["ascending"], &["descending"]),
+    (&["include"], &["exclude"]),
+    (&["lock"], &["unlock"]),
+    (&["encrypt"], &["decrypt"]),
+    (&["public"], &["private"]),
+    (&["start"], &["stop"]),
+];
+
+/// The words of `value` and of `quote` that contradict each other (the
+/// value has one side of an [`OPPOSITES`] pair and not the other, the quote
+/// the other side and not the first), if any.
+pub fn contradiction(value: &str, quote: &str) -> Option<(String, String)> {
+    let words = |text: &str| -> std::collections::BTreeSet<String> {
+        plan(text).keywords.iter().map(|w| stem(w)).collect()
+    };
+    let (v, q) = (words(value), words(quote));
+    let any = |set: &std::collections::BTreeSet<String>, side: &[&str]| {
+        side.iter().map(|w| stem(w)).find(|w| set.contains(w))
+    };
+    for (a, b) in OPPOSITES {
+        for (x, y) in [(a, b), (b, a)] {
+            if let (Some(vx), None, Some(qy), None) =
+                (any(&v, x), any(&v, y), any(&q, y), any(&q, x))
+            {
+                return Some((vx, qy));
+            }
+        }
+    }
+    None
+}
+
+/// Slots whose value contradicts its quote ([`contradiction`]) leave the
+/// frame, each with a rejection naming the two words. Lexical: runs with or
+/// without the model.
+pub fn check_contradictions(
+    frame: &mut crate::session::QueryFrame,
+) -> Vec<crate::session::SlotRejection> {
+    let contradicted: Vec<(crate::session::SlotName, String, String)> = frame
+        .iter()
+        .filter_map(|(name, s)| contradiction(&s.value, &s.quote).map(|(v, q)| (*name, v, q)))
+        .collect();
+    contradicted
+        .into_iter()
+        .map(|(slot, v, q)| {
+            frame.remove(&slot);
+            crate::session::SlotRejection {
+                slot,
+                reason: format!(
+                    "the value says `{v}` where its quote says `{q}`: write the value as a translation or paraphrase of the quote, not its opposite"
+                ),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -554,5 +640,50 @@ mod tests {
                 p.untranslated
             );
         }
+    }
+
+    #[test]
+    fn opposite_words_contradict_and_paraphrases_do_not() {
+        for (v, q) in [
+            ("make the title optional", "タイトルを必須項目にして"),
+            ("remove the discount column", "割引の列を追加して"),
+            ("show the column on mobile", "スマホではその列を非表示に"),
+            ("export products to CSV", "CSVから商品を取り込みたい"),
+            ("hard delete customers", "顧客を論理削除にしたい"),
+            ("hide the banner", "show the banner on the home page"),
+        ] {
+            assert!(contradiction(v, q).is_some(), "{v} / {q}");
+        }
+        for (v, q) in [
+            ("make the title required", "タイトルを必須項目にして"),
+            ("hide the column on mobile", "スマホではその列を非表示に"),
+            ("soft delete customers", "顧客を論理削除にしたい"),
+            ("add a search box", "検索ボックスを追加"),
+            ("keep an audit log of changes", "変更の監査ログを残したい"),
+            ("fix", "直して"),
+        ] {
+            assert_eq!(contradiction(v, q), None, "{v} / {q}");
+        }
+        let mut frame = crate::session::QueryFrame::new();
+        let slot = |v: &str, q: &str| crate::session::Slot {
+            value: v.into(),
+            quote: q.into(),
+        };
+        frame.insert(
+            crate::session::SlotName::DesiredAction,
+            slot("make it optional", "必須にして"),
+        );
+        frame.insert(
+            crate::session::SlotName::TargetFeature,
+            slot("product title", "タイトル"),
+        );
+        let rejected = check_contradictions(&mut frame);
+        assert_eq!(rejected.len(), 1);
+        assert!(
+            rejected[0].reason.contains("`optional`"),
+            "{}",
+            rejected[0].reason
+        );
+        assert_eq!(frame.len(), 1);
     }
 }

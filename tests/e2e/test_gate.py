@@ -179,6 +179,16 @@ async def test_replies_and_tool_list_fit_a_context_window(tmp_path):
         assert "trigger_condition" in f["missing_slots"] and "desired_action" not in f["missing_slots"]
         f = await c.call("set_query_frame", session_id=s["session_id"], slots={"desired_action": None})
         assert f["accepted"] == ["target_feature"] and list(f["frame"]) == ["target_feature"], f
+        # The opposite of the quote is rejected however close the embeddings;
+        # an honest paraphrase of a Japanese request passes.
+        s = await c.call("start_session", intent="MODIFY", query="商品のタイトルを必須項目にして", slots={
+            "target_feature": {"value": "the product title", "quote": "商品のタイトル"},
+            "desired_action": {"value": "make it optional", "quote": "必須項目にして"}})
+        assert [r["slot"] for r in s["rejected"]] == ["desired_action"], s
+        assert "`optional`" in s["rejected"][0]["reason"], s
+        f = await c.call("set_query_frame", session_id=s["session_id"], slots={
+            "desired_action": {"value": "make the title a required field", "quote": "必須項目にして"}})
+        assert f["accepted"] == ["target_feature", "desired_action"], f
 
         await c.call("sync_index")
         r = await c.session.call_tool("query", {"query": "商品のフォームに在庫数フィールドを追加"})

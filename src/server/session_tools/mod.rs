@@ -415,6 +415,7 @@ impl CodeIntel {
         let slots = set;
         let query = self.shared.sessions.get(id)?.query;
         let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
+        rejected.extend(crate::rank::plan::check_contradictions(&mut frame));
         // Value/quote consistency: a value that means something else than its
         // quote (below the calibrated threshold) is rejected too. Needs the
         // model; without it the check is skipped and said so.
