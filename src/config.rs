@@ -223,6 +223,11 @@ pub struct Config {
     pub embedding_batch_tokens: usize,
     /// ONNX Runtime intra-op threads; 0 = one per core.
     pub embedding_threads: usize,
+    /// Load the model once per machine: `serve` and `index` processes
+    /// configured alike share one embedding service (`embed::service`; Unix)
+    /// instead of each loading the model. `false` (or
+    /// `CODE_INTEL_SHARED_EMBEDDER=0`) loads it in every process.
+    pub shared_embedder: bool,
     /// Nice value (0–19) of the embedding threads `serve` starts: its
     /// background syncs yield the CPU to the user's editor and compiler; 0 =
     /// normal priority. Unix; `index` on the command line is not lowered
@@ -284,6 +289,7 @@ impl Default for Config {
             embedding_batch_size: 16,
             embedding_batch_tokens: 512,
             embedding_threads: 0,
+            shared_embedder: true,
             embedding_nice: 10,
             chunk_max_tokens: 512,
             max_file_size: 1024 * 1024,

@@ -169,6 +169,18 @@ pub enum Command {
         #[arg(long, default_value_t = 50)]
         limit: usize,
     },
+    /// The shared embedding service `serve` and `index` start (embed::service;
+    /// not run by hand).
+    #[cfg(unix)]
+    #[command(hide = true)]
+    EmbedService {
+        /// The Unix socket to listen on.
+        #[arg(long)]
+        socket: PathBuf,
+        /// The starting process's configuration (JSON).
+        #[arg(long)]
+        config: String,
+    },
     /// The embedding model's files.
     Model {
         #[command(subcommand)]
@@ -265,6 +277,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             action: ModelAction::Embed { texts, query, repo },
         } => ok(model::embed_cmd(&repo, &texts, query).await),
         Command::Status { repo, json } => ok(status::status_cmd(&repo, json).await),
+        #[cfg(unix)]
+        Command::EmbedService { socket, config } => ok(serde_json::from_str::<Config>(&config)
+            .map_err(anyhow::Error::from)
+            .and_then(|c| crate::embed::service::serve(&socket, &c))),
         Command::Insights { repo, json } => ok(insights::insights_cmd(&repo, json)),
         Command::Init {
             path,

@@ -3,6 +3,8 @@
 //! discovery.
 
 pub mod endpoint;
+#[cfg(unix)]
+pub mod service;
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -55,6 +57,24 @@ pub enum EmbedError {
 /// # Errors
 /// As [`FastEmbedder::load`] and [`endpoint::EndpointEmbedder::new`].
 pub fn load(config: &Config) -> Result<std::sync::Arc<dyn Embedder>, EmbedError> {
+    #[cfg(unix)]
+    if config.embedding_endpoint.is_none() && service::enabled(config) {
+        // Downloads happen here, where the user sees them (and their
+        // errors), not in the service's log.
+        find_or_download_runtime(config)?;
+        if config.model_dir.is_none() {
+            crate::model::pull(config, true).map_err(|e| EmbedError::Model {
+                message: e.to_string(),
+                cache: crate::model::hub_cache_dir(config),
+            })?;
+        }
+        match service::ServiceEmbedder::connect(config) {
+            Ok(e) => return Ok(std::sync::Arc::new(e)),
+            Err(e) => tracing::warn!(
+                "shared embedding service unavailable ({e}); loading the model in this process"
+            ),
+        }
+    }
     Ok(match &config.embedding_endpoint {
         Some(e) => std::sync::Arc::new(endpoint::EndpointEmbedder::new(e)?),
         None => std::sync::Arc::new(FastEmbedder::load(config)?),

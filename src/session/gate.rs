@@ -204,7 +204,7 @@ fn read_file_write(s: &Session, file: &str) -> Result<(), Refusal> {
     }
     refuse(
         format!(
-            "`{file}` is not in the submitted understanding: add it to the change with a reason (the risk of touching it is assessed then)"
+            "`{file}` is not in the submitted understanding: add it to the change with add_explored_files and a reason (the risk of touching it is assessed then)"
         ),
         &[
             &format!("add_explored_files [{file}] with a reason"),

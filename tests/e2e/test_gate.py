@@ -116,13 +116,18 @@ async def test_back_doors_are_shut(tmp_path):
             ["composer.lock"])
         assert (await c.call("check_write_target", session_id=named, file_path="composer.lock"))["allowed"]
 
-        # 6. A read file outside the understanding may not raise the risk.
+        # 6. A read file outside the understanding is not writable; adding
+        #    it with a reason re-assesses the risk: a migration makes this
+        #    LOW change MEDIUM, so the session goes back to EXPLORATION.
         sid2 = await modify_ready(c, "In OrderService, round the total", slots, ["app/Services/OrderService.php"],
                                   ["OrderService::place"], ["OrderService::place"], ["app/Services/OrderService.php"])
-        await c.call("read_file", file="database/migrations/2024_01_01_000003_create_orders_table.php", session_id=sid2)
-        msg = await refused(c, "check_write_target", session_id=sid2,
-                            file_path="database/migrations/2024_01_01_000003_create_orders_table.php")
-        assert "raises the risk" in msg
+        migration = "database/migrations/2024_01_01_000003_create_orders_table.php"
+        await c.call("read_file", file=migration, session_id=sid2)
+        msg = await refused(c, "check_write_target", session_id=sid2, file_path=migration)
+        assert "not in the submitted understanding" in msg and "add_explored_files" in msg, msg
+        r = await c.call("add_explored_files", session_id=sid2, files=[migration], reason="the total column is here")
+        assert r["phase"] == "EXPLORATION", r
+        assert "READY" in await refused(c, "check_write_target", session_id=sid2, file_path=migration)
 
 
 async def test_new_files_where_the_framework_puts_them(tmp_path):
