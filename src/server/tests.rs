@@ -201,9 +201,9 @@ async fn names_in_results_are_not_reads() {
     assert_eq!(read(&r.shown), [("app/Models/Order.php", 5, 11)]);
 }
 
-#[tokio::test]
-async fn query_reads_only_the_files_whose_code_it_shows() {
-    let (_d, s) = repo();
+/// Makes the deterministic embedder the server's model and indexes the
+/// repository with it.
+async fn index_with_hashed_words(s: &CodeIntel) {
     let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
     *s.shared.model.write().unwrap() = ModelState::Ready(Arc::clone(&embedder));
     let store = s.shared.store(false).await.unwrap();
@@ -219,6 +219,12 @@ async fn query_reads_only_the_files_whose_code_it_shows() {
     )
     .await
     .unwrap();
+}
+
+#[tokio::test]
+async fn query_reads_only_the_files_whose_code_it_shows() {
+    let (_d, s) = repo();
+    index_with_hashed_words(&s).await;
     let r = s
         .query_reply(params(
             serde_json::json!({"query": "order total rounded", "max_tokens": 20000}),
@@ -300,21 +306,7 @@ async fn kind_hints_name_only_kinds_the_index_holds() {
         "<?php\n\nuse Illuminate\\Database\\Migrations\\Migration;\nuse Illuminate\\Database\\Schema\\Blueprint;\nuse Illuminate\\Support\\Facades\\Schema;\n\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n        Schema::create('orders', function (Blueprint $table) {\n            $table->id();\n            $table->decimal('total');\n        });\n    }\n};\n",
     )
     .unwrap();
-    let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
-    *s.shared.model.write().unwrap() = ModelState::Ready(Arc::clone(&embedder));
-    let store = s.shared.store(false).await.unwrap();
-    let sh = &s.shared;
-    crate::index::sync(
-        &sh.repo,
-        &sh.config,
-        &store,
-        std::future::ready(Ok(Arc::clone(&embedder))),
-        false,
-        0,
-        &sh.progress,
-    )
-    .await
-    .unwrap();
+    index_with_hashed_words(&s).await;
     assert!(
         crate::rank::plan::plan("add a column to orders")
             .kind_hints
