@@ -34,19 +34,23 @@ from retrieval import BM25, metrics
 
 
 def peak_rss_mib(marker: str) -> float:
-    """VmHWM of the `serve` process whose command line names `marker`."""
+    """VmHWM of the `serve` process whose command line names `marker`, plus
+    that of the embedding service it uses (`embed-service`, shared by the
+    processes of one configuration: the bench runs one server at a time, so
+    it is this server's): the servers and the service counted together."""
+    total = 0.0
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
             cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if "serve" in cmd and marker in cmd:
+            if ("serve" in cmd and marker in cmd) or "embed-service --socket" in cmd:
                 for line in (proc / "status").read_text().splitlines():
                     if line.startswith("VmHWM:"):
-                        return int(line.split()[1]) / 1024
+                        total += int(line.split()[1]) / 1024
         except OSError:
             continue
-    return 0.0
+    return total
 
 
 async def ask(s, query):

@@ -6,7 +6,8 @@
 //! - **Where**: a Unix socket in `$XDG_RUNTIME_DIR/code-intel/` (else
 //!   `~/.cache/code-intel/run/`, mode 0700), named by a hash of what decides
 //!   the vectors and the protocol: this binary's version and path, the model
-//!   directory and cache, ONNX Runtime's path, threads and batch sizes.
+//!   directory, name and cache, ONNX Runtime's path, threads, batch sizes
+//!   and niceness.
 //!   Processes configured alike share one service; others start their own.
 //! - **Start-up races**: a client that cannot connect takes an exclusive lock
 //!   on `<socket>.lock`, tries again, and only then starts
@@ -92,7 +93,12 @@ pub fn socket_path(config: &Config) -> std::io::Result<PathBuf> {
         "exe": exe,
         "model_dir": config.model_dir,
         "cache": crate::model::hub_cache_dir(config),
-        "ort": std::env::var_os("ORT_DYLIB_PATH"),
+        "ort": [
+            serde_json::to_value(&config.ort_dylib_path).unwrap_or_default(),
+            serde_json::to_value(std::env::var_os("ORT_DYLIB_PATH")).unwrap_or_default(),
+        ],
+        "model": config.embedding_model,
+        "nice": config.embedding_nice,
         "threads": config.embedding_threads,
         "batch": [config.embedding_batch_size, config.embedding_batch_tokens],
     });
@@ -160,13 +166,16 @@ impl Conn {
     }
 }
 
-/// The [`Embedder`] of a client: requests go to the shared service over one
-/// kept connection, re-established (and the service restarted) when it
-/// broke.
+/// The [`Embedder`] of a client: requests go to the shared service over
+/// kept connections, re-established (and the service restarted) when they
+/// broke. Queries and passages have a connection each: a background sync's
+/// passage request holds its connection for minutes, and a query must not
+/// wait behind it (the service serves each connection on its own thread).
 pub struct ServiceEmbedder {
     path: PathBuf,
     config: Config,
-    conn: Mutex<Option<Conn>>,
+    /// [queries, passages].
+    conns: [Mutex<Option<Conn>>; 2],
     model_id: String,
     dim: usize,
 }
@@ -185,18 +194,22 @@ impl ServiceEmbedder {
         Ok(ServiceEmbedder {
             path,
             config: config.clone(),
-            conn: Mutex::new(Some(conn)),
+            conns: [Mutex::new(Some(conn)), Mutex::new(None)],
             model_id: hello.model_id,
             dim: hello.dim,
         })
     }
 
     fn request(&self, kind: Kind, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let slot = match kind {
+            Kind::Query => &self.conns[0],
+            Kind::Passage => &self.conns[1],
+        };
         let req = Request {
             kind,
             texts: texts.to_vec(),
         };
-        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         let mut last = String::new();
         for _ in 0..2 {
             if guard.is_none() {

@@ -193,6 +193,7 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
                 s.last_assessment = None;
                 s.hypotheses.clear();
                 s.explored.clear();
+                s.scope_added.clear();
             }
             Ok(note("back to EXPLORATION".into()))
         }
