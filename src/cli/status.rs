@@ -52,6 +52,7 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
             "cache_dir": config.resolved_model_cache_dir(),
             "present": embed::model_present(&config),
         },
+        "embedding_service": service_status(&config),
         "onnx_runtime": match &runtime {
             Ok(r) => serde_json::json!({"found": true, "path": r.path, "version": r.version}),
             Err(e) => serde_json::json!({"found": false, "error": e.to_string()}),
@@ -90,7 +91,38 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
     });
     writeln!(out, "last sync:    {last}")?;
     write_model(&mut out, &config, runtime)?;
+    let service = service_status(&config);
+    let line = if !service["enabled"].as_bool().unwrap_or(false) {
+        "loaded by each process (shared_embedder off)".to_string()
+    } else if service["running"].as_bool().unwrap_or(false) {
+        format!(
+            "shared service running ({})",
+            service["socket"].as_str().unwrap_or("")
+        )
+    } else {
+        "shared service not running (the first serve or index starts it)".to_string()
+    };
+    writeln!(out, "embedding:    {line}")?;
     Ok(())
+}
+
+/// The shared embedding service of this configuration: enabled, its
+/// socket, whether it listens now (always off off Unix).
+fn service_status(config: &crate::config::Config) -> serde_json::Value {
+    #[cfg(unix)]
+    {
+        let (socket, running) = embed::service::running(config);
+        serde_json::json!({
+            "enabled": embed::service::enabled(config),
+            "socket": socket,
+            "running": running,
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = config;
+        serde_json::json!({"enabled": false, "socket": null, "running": false})
+    }
 }
 
 /// Why files were left out, grouped: "lock (lock file composer.lock)"

@@ -106,6 +106,18 @@ pub fn socket_path(config: &Config) -> std::io::Result<PathBuf> {
     Ok(socket_dir()?.join(format!("embed-{}.sock", &hash[..16])))
 }
 
+/// Whether a service for `config`'s model listens now (it answers its
+/// greeting), with its socket; for `status`.
+pub fn running(config: &Config) -> (Option<PathBuf>, bool) {
+    match socket_path(config) {
+        Ok(p) => {
+            let up = Conn::open(&p).is_ok();
+            (Some(p), up)
+        }
+        Err(_) => (None, false),
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct Hello {
     protocol: u32,

@@ -2,6 +2,7 @@
 share one embedding service, survive its death (the next request restarts
 it) and leave nothing running once they exit."""
 
+import json
 import os
 import shutil
 import signal
@@ -11,6 +12,7 @@ import time
 import pytest
 
 from conftest import FIXTURE, model_env, serve
+from test_cli import run
 
 pytestmark = pytest.mark.anyio
 
@@ -57,12 +59,16 @@ async def test_servers_share_one_embedding_service_and_restart_it(tmp_path):
         assert len(second) == 1 and second != first, (first, second)
         assert (await cb.call("query", query="authenticate a user"))["files"]
         assert services(run_dir) == second
+        st = json.loads(run("status", "--repo", str(a), "--json", env=env).stdout)["embedding_service"]
+        assert st == {"enabled": True, "socket": str(sockets[0]), "running": True}, st
     # Both servers gone: the service leaves after its idle time (2 s here).
     deadline = time.time() + 20
     while services(run_dir) and time.time() < deadline:
         time.sleep(0.2)
     assert not services(run_dir)
     assert not list((run_dir / "code-intel").glob("embed-*.sock"))
+    st = json.loads(run("status", "--repo", str(a), "--json", env=env).stdout)["embedding_service"]
+    assert st["enabled"] and not st["running"], st
 
 
 async def test_a_server_without_the_service_loads_its_own_model(tmp_path):
