@@ -61,21 +61,6 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
-/// An exclusive OS lock on `path` (created if missing), held until the
-/// returned file is dropped — also released when the process dies.
-fn lock_file(path: &Path) -> std::io::Result<std::fs::File> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)?;
-    f.lock()?;
-    Ok(f)
-}
-
 /// Moves an unreadable file aside (`<name>.corrupt-<unix seconds>`), so the
 /// next write does not overwrite what may still be recovered by hand.
 pub fn quarantine(path: &Path) -> PathBuf {
@@ -221,7 +206,7 @@ impl SessionStore {
     ) -> Result<(T, Session), LearnError> {
         let path = self.path(id)?;
         let lock_path = path.with_extension("lock");
-        let _lock = lock_file(&lock_path).map_err(|source| LearnError::Write {
+        let _lock = crate::util::lock_file(&lock_path).map_err(|source| LearnError::Write {
             path: lock_path.display().to_string(),
             source,
         })?;
@@ -390,7 +375,7 @@ impl SessionStore {
             path: path.display().to_string(),
             source,
         };
-        let _lock = lock_file(&path.with_extension("lock")).map_err(err)?;
+        let _lock = crate::util::lock_file(&path.with_extension("lock")).map_err(err)?;
         let now = now_secs();
         let mut all: BTreeMap<(String, String), LearnedPair> = self
             .read_pairs()

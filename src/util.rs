@@ -1,5 +1,5 @@
 //! Small leaf helpers every layer may use: the clock, hex digests,
-//! number formatting and identifier words. Nothing here depends on another module of the crate.
+//! number formatting, identifier words and lock files. Nothing here depends on another module of the crate.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -105,6 +105,25 @@ pub fn split_identifier(name: &str) -> String {
         words.push(cur);
     }
     words.join(" ")
+}
+
+/// An exclusive OS lock on `path` (created, with its directory, if
+/// missing), held until the returned file is dropped — also released when
+/// the process dies. Blocks while another process holds it.
+///
+/// # Errors
+/// The directory or file cannot be created, or locking fails.
+pub fn lock_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    f.lock()?;
+    Ok(f)
 }
 
 #[cfg(test)]

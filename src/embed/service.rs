@@ -278,14 +278,8 @@ fn connect_or_start(path: &Path, config: &Config) -> Result<(Conn, Hello), Strin
         return Ok(c);
     }
     let lock_path = path.with_extension("lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
-    lock.lock()
-        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    let _lock =
+        crate::util::lock_file(&lock_path).map_err(|e| format!("{}: {e}", lock_path.display()))?;
     if let Ok(c) = Conn::open(path) {
         return Ok(c);
     }

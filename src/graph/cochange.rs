@@ -111,14 +111,7 @@ impl CoChange {
             path: lock_path.display().to_string(),
             source,
         };
-        std::fs::create_dir_all(state_dir).map_err(err)?;
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(err)?;
-        lock.lock().map_err(err)?;
+        let _lock = crate::util::lock_file(&lock_path).map_err(err)?;
         let mut c = CoChange::load(state_dir);
         let (out, changed) = f(&mut c)?;
         if changed {
