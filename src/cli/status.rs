@@ -30,6 +30,7 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
         None
     };
     let left_out = left_out(&state);
+    let service = ServiceStatus::of(&config);
     let v = serde_json::json!({
         "repo": repo.root(),
         "files_indexed": state.files.len(),
@@ -52,7 +53,11 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
             "cache_dir": config.resolved_model_cache_dir(),
             "present": embed::model_present(&config),
         },
-        "embedding_service": service_status(&config),
+        "embedding_service": {
+            "enabled": service.enabled,
+            "socket": service.socket,
+            "running": service.running,
+        },
         "onnx_runtime": match &runtime {
             Ok(r) => serde_json::json!({"found": true, "path": r.path, "version": r.version}),
             Err(e) => serde_json::json!({"found": false, "error": e.to_string()}),
@@ -91,14 +96,10 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
     });
     writeln!(out, "last sync:    {last}")?;
     write_model(&mut out, &config, runtime)?;
-    let service = service_status(&config);
-    let line = if !service["enabled"].as_bool().unwrap_or(false) {
+    let line = if !service.enabled {
         "loaded by each process (shared_embedder off)".to_string()
-    } else if service["running"].as_bool().unwrap_or(false) {
-        format!(
-            "shared service running ({})",
-            service["socket"].as_str().unwrap_or("")
-        )
+    } else if let (true, Some(socket)) = (service.running, &service.socket) {
+        format!("shared service running ({})", socket.display())
     } else {
         "shared service not running (the first serve or index starts it)".to_string()
     };
@@ -107,21 +108,33 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
 }
 
 /// The shared embedding service of this configuration: enabled, its
-/// socket, whether it listens now (always off off Unix).
-fn service_status(config: &crate::config::Config) -> serde_json::Value {
-    #[cfg(unix)]
-    {
-        let (socket, running) = embed::service::running(config);
-        serde_json::json!({
-            "enabled": embed::service::enabled(config),
-            "socket": socket,
-            "running": running,
-        })
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = config;
-        serde_json::json!({"enabled": false, "socket": null, "running": false})
+/// socket, whether it listens now (never off Unix).
+struct ServiceStatus {
+    enabled: bool,
+    socket: Option<std::path::PathBuf>,
+    running: bool,
+}
+
+impl ServiceStatus {
+    fn of(config: &crate::config::Config) -> ServiceStatus {
+        #[cfg(unix)]
+        {
+            let (socket, running) = embed::service::running(config);
+            ServiceStatus {
+                enabled: embed::service::enabled(config),
+                socket,
+                running,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = config;
+            ServiceStatus {
+                enabled: false,
+                socket: None,
+                running: false,
+            }
+        }
     }
 }
 
