@@ -647,13 +647,7 @@ impl Session {
     /// Whether the change covers `file`: the submitted understanding lists it
     /// (files to edit or analysed) or `add_explored_files` added it in READY.
     pub fn covers(&self, file: &str) -> bool {
-        self.scope_added.contains(file)
-            || self.understanding.as_ref().is_some_and(|u| {
-                u.files_analyzed
-                    .iter()
-                    .chain(&u.files_to_edit)
-                    .any(|f| f == file)
-            })
+        self.covered().any(|f| f == file)
     }
 
     /// Files the change covers ([`Session::covers`]).
