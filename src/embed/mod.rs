@@ -61,13 +61,7 @@ pub fn load(config: &Config) -> Result<std::sync::Arc<dyn Embedder>, EmbedError>
     if config.embedding_endpoint.is_none() && service::enabled(config) {
         // Downloads happen here, where the user sees them (and their
         // errors), not in the service's log.
-        find_or_download_runtime(config)?;
-        if config.model_dir.is_none() {
-            crate::model::pull(config, true).map_err(|e| EmbedError::Model {
-                message: e.to_string(),
-                cache: crate::model::hub_cache_dir(config),
-            })?;
-        }
+        ensure_downloaded(config)?;
         match service::ServiceEmbedder::connect(config) {
             Ok(e) => return Ok(std::sync::Arc::new(e)),
             Err(e) => tracing::warn!(
@@ -436,6 +430,24 @@ fn dir_model(dir: &Path, cache: &Path, threads: usize) -> Result<(TextEmbedding,
     Ok((m, id))
 }
 
+/// ONNX Runtime found or downloaded, and the model pulled into the hub
+/// cache when no `model_dir` is set (downloading what is missing, with
+/// progress on stderr).
+///
+/// # Errors
+/// As [`find_or_download_runtime`]; a failed model download as
+/// [`EmbedError::Model`].
+fn ensure_downloaded(config: &Config) -> Result<RuntimeInfo, EmbedError> {
+    let runtime = find_or_download_runtime(config)?;
+    if config.model_dir.is_none() {
+        crate::model::pull(config, true).map_err(|e| EmbedError::Model {
+            message: e.to_string(),
+            cache: crate::model::hub_cache_dir(config),
+        })?;
+    }
+    Ok(runtime)
+}
+
 impl FastEmbedder {
     /// Loads ONNX Runtime and the model (from `model_dir`, else the hub
     /// cache, downloading into it first when files are missing: see
@@ -445,7 +457,7 @@ impl FastEmbedder {
     /// # Errors
     /// Runtime missing or incompatible, model files missing or unreadable.
     pub fn load(config: &Config) -> Result<FastEmbedder, EmbedError> {
-        let runtime = find_or_download_runtime(config)?;
+        let runtime = ensure_downloaded(config)?;
         let _environment = ort::init_from(&runtime.path).map_err(|e| EmbedError::RuntimeLoad {
             path: runtime.path.clone(),
             message: e.to_string(),
@@ -466,7 +478,6 @@ impl FastEmbedder {
                 match &config.model_dir {
                     Some(dir) => dir_model(dir, &cache, threads).map_err(model_err),
                     None => {
-                        crate::model::pull(config, true).map_err(|e| model_err(e.to_string()))?;
                         let m = hub_model(cache.clone(), threads).map_err(model_err)?;
                         Ok((m, "intfloat/multilingual-e5-small".to_string()))
                     }
