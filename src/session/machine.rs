@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use super::gate::{WriteTarget, check_write};
 use super::model::{
-    Assessment, Evidence, Hypothesis, HypothesisState, Intent, Phase, QueryFrame, Refusal,
-    RelevanceCheck, Requirement, Risk, SemanticReason, Session, SessionOutcome, SlotName, Tier,
-    Tool, Understanding,
+    Agreement, Assessment, Evidence, Hypothesis, HypothesisState, Intent, Phase, QueryFrame,
+    Refusal, RelevanceCheck, Requirement, Risk, SemanticReason, Session, SessionOutcome, SlotName,
+    Tier, Tool, Understanding,
 };
 use super::requirements::{BEFORE_SEMANTIC, Facts, assess, reason_fits};
 
@@ -25,6 +25,34 @@ pub trait CodeFacts {
     fn symbol_exists(&self, symbol: &str) -> bool {
         !self.definition_files(symbol).is_empty()
     }
+}
+
+/// The symbols a successful session's learned (term, symbol) pairs keep
+/// (issue 24 § 5): its entry points, and the agreement's symbols defined in
+/// a file the change wrote (`files_to_edit` when the gate saw no write).
+/// Symbols the session only read for context — "tags used across the
+/// system" had stored `SimpleListOptions` — stay in the agreement document
+/// and the map row, not in the pairs that bias later plans. Order: the
+/// agreement's.
+pub fn learned_symbols(s: &Session, agreement: &Agreement, facts: &dyn CodeFacts) -> Vec<String> {
+    let u = s.understanding.clone().unwrap_or_default();
+    let changed: &[String] = if s.writes_allowed.is_empty() {
+        &u.files_to_edit
+    } else {
+        &s.writes_allowed
+    };
+    agreement
+        .symbols
+        .iter()
+        .filter(|sym| {
+            u.entry_points.contains(sym)
+                || facts
+                    .definition_files(sym)
+                    .iter()
+                    .any(|f| changed.contains(f))
+        })
+        .cloned()
+        .collect()
 }
 
 /// One verification result of `submit_verification`.

@@ -21,7 +21,7 @@ mod risk;
 pub use advice::{EXTRACTION_PROMPT, guidance, next_step};
 pub use frame::{missing_slots, normalize, verify_frame};
 pub use gate::{WriteTarget, check_write, gate, tool_offered};
-pub use machine::{CodeFacts, Event, Rejected, Step, Verification, transition};
+pub use machine::{CodeFacts, Event, Rejected, Step, Verification, learned_symbols, transition};
 pub use model::*;
 
 #[cfg(test)]

@@ -59,19 +59,19 @@ impl CodeIntel {
             .await;
             out.map_added = Some(map_added.is_ok());
             out.map_error = map_added.err().map(|e| e.message().to_string());
-            let pairs: Vec<LearnedPair> = a
-                .symbols
-                .iter()
-                .map(|sym| LearnedPair {
-                    term: a.term.clone(),
-                    symbol: sym.clone(),
-                    session_id: s.id.clone(),
-                    learned_at: now_secs(),
-                })
-                .collect();
             let shared = Arc::clone(&self.shared);
+            let done = s.clone();
             let kept = blocking(move || {
                 let facts = shared.facts();
+                let pairs: Vec<LearnedPair> = session::learned_symbols(&done, &a, &facts)
+                    .into_iter()
+                    .map(|symbol| LearnedPair {
+                        term: a.term.clone(),
+                        symbol,
+                        session_id: done.id.clone(),
+                        learned_at: now_secs(),
+                    })
+                    .collect();
                 shared.sessions.add_learned_pairs(pairs, |p| {
                     session::CodeFacts::symbol_exists(&facts, &p.symbol)
                 })

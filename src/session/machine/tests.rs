@@ -530,3 +530,21 @@ fn files_added_in_ready_join_the_change_or_reopen_it() {
     );
     assert!(!s.covers("database/migrations/2024_create_pages.php"));
 }
+
+/// Learned pairs keep the entry points and the symbols defined in files
+/// the change wrote; a symbol only read for context (`Widget`, in d.py,
+/// which nothing wrote) is left out, and `files_to_edit` stands in when
+/// the gate saw no write.
+#[test]
+fn learned_pairs_keep_what_the_change_touched() {
+    let mut s = Session::new(Intent::Modify, "fix the page layout");
+    let mut u = understanding(&["render", "layout", "Widget", "hash"], &["a.py", "d.py"]);
+    u.entry_points = vec!["hash".into()];
+    u.files_to_edit = vec!["a.py".into()];
+    s.understanding = Some(u);
+    let a = s.agreement();
+    assert_eq!(learned_symbols(&s, &a, &Code), ["render", "layout", "hash"]);
+    // What the gate let the agent write is what changed.
+    s.writes_allowed = vec!["d.py".into()];
+    assert_eq!(learned_symbols(&s, &a, &Code), ["Widget", "hash"]);
+}
