@@ -91,10 +91,12 @@ fn dir_of(file: &str) -> &str {
 /// HYPOTHESIS remains or to a file a rejected hypothesis named; never a lock,
 /// vendored or generated file the request does not name; an existing file
 /// only when its content was returned in this session and the change covers
-/// it (the understanding lists it, or `add_explored_files` added it in READY
-/// without raising the risk); a new file (with `allow_new`) that the change
-/// lists, in a directory of a file it covers, or on a framework/PSR-4
-/// convention path under the nearest existing directory of one.
+/// it (the understanding edits it — `files_to_edit`, or the analysed files
+/// when it names none — or `add_explored_files` added it in READY without
+/// raising the risk); a new file (with `allow_new`) that the change lists,
+/// in a directory of a file the understanding lists, or on a
+/// framework/PSR-4 convention path under the nearest existing directory of
+/// one.
 ///
 /// # Errors
 /// A [`Refusal`] with `recovery_options`.
@@ -196,7 +198,7 @@ fn tool_owned(s: &Session, t: &WriteTarget) -> Result<(), Refusal> {
 }
 
 /// A file read in the session: writable when the change covers it (the
-/// understanding lists it, or `add_explored_files` added it in READY, which
+/// understanding edits it, or `add_explored_files` added it in READY, which
 /// re-assesses the risk).
 fn read_file_write(s: &Session, file: &str) -> Result<(), Refusal> {
     if s.covers(file) {

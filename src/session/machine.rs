@@ -29,7 +29,8 @@ pub trait CodeFacts {
 
 /// The symbols a successful session's learned (term, symbol) pairs keep
 /// (issue 24 § 5): its entry points, and the agreement's symbols defined in
-/// a file the change wrote (`files_to_edit` when the gate saw no write).
+/// a file the change wrote (its [`Understanding::edits`] when the gate saw
+/// no write).
 /// Symbols the session only read for context — "tags used across the
 /// system" had stored `SimpleListOptions` — stay in the agreement document
 /// and the map row, not in the pairs that bias later plans. Order: the
@@ -37,7 +38,7 @@ pub trait CodeFacts {
 pub fn learned_symbols(s: &Session, agreement: &Agreement, facts: &dyn CodeFacts) -> Vec<String> {
     let u = s.understanding.clone().unwrap_or_default();
     let changed: &[String] = if s.writes_allowed.is_empty() {
-        &u.files_to_edit
+        u.edits()
     } else {
         &s.writes_allowed
     };
@@ -308,13 +309,8 @@ fn understanding_submitted(
     }
     // Risk from what the change touches: the files it edits (or, when none
     // are named, the files it read) and its symbols. Never lowered.
-    let touched: &[String] = if u.files_to_edit.is_empty() {
-        &u.files_analyzed
-    } else {
-        &u.files_to_edit
-    };
     let (risk, why) = super::risk::touch_risk(
-        touched,
+        u.edits(),
         &u.symbols_identified,
         &u.entry_points,
         &s.reference_checks,

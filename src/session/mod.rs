@@ -334,6 +334,8 @@ mod tests {
         );
         low.understanding = Some(Understanding {
             files_to_edit: vec!["app/a.php".into()],
+            // Analysed is not edited: its risk was not judged.
+            files_analyzed: vec!["app/Http/Controllers/Auth/LoginController.php".into()],
             ..Understanding::default()
         });
         assert!(ok(&low, target("app/a.php", true, false)));

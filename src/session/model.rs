@@ -347,6 +347,19 @@ pub struct Understanding {
     pub slot_evidence: BTreeMap<SlotName, String>,
 }
 
+impl Understanding {
+    /// The files the change edits or creates: `files_to_edit`, or the files
+    /// analysed when it names none. Risk is judged from them, and only they
+    /// are writable in READY.
+    pub fn edits(&self) -> &[String] {
+        if self.files_to_edit.is_empty() {
+            &self.files_analyzed
+        } else {
+            &self.files_to_edit
+        }
+    }
+}
+
 /// The outcome of checking an understanding against the requirements.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Assessment {
@@ -644,13 +657,20 @@ impl Session {
         }
     }
 
-    /// Whether the change covers `file`: the submitted understanding lists it
-    /// (files to edit or analysed) or `add_explored_files` added it in READY.
+    /// Whether the change covers `file`, so that it may be written: the
+    /// submitted understanding edits it ([`Understanding::edits`]: a file
+    /// only analysed next to named edits was not judged for risk) or
+    /// `add_explored_files` added it in READY.
     pub fn covers(&self, file: &str) -> bool {
-        self.covered().any(|f| f == file)
+        self.understanding
+            .iter()
+            .flat_map(Understanding::edits)
+            .chain(&self.scope_added)
+            .any(|f| f == file)
     }
 
-    /// Files the change covers ([`Session::covers`]).
+    /// Every file the understanding lists (edited or analysed) and the ones
+    /// added in READY: where new files may go beside or under.
     pub fn covered(&self) -> impl Iterator<Item = &String> {
         self.understanding
             .iter()

@@ -275,6 +275,8 @@ AGREEMENT_CASES = [
     ("Write", "docs/guide/new_page.md", True),       # new directory, no convention
     ("Edit", "web/api.ts", False),                   # read in READY, not in the understanding
     ("Write", "web/new_api.ts", True),               # new, beside a file only read
+    ("Edit", "app/Http/Controllers/InvoiceController.php", False),  # analysed, not to edit
+    ("Write", "app/Http/Controllers/NewController.php", True),      # new, beside an analysed file
 ]
 
 
@@ -293,9 +295,11 @@ async def test_hook_and_check_write_target_agree(tmp_path):
         for phase in ("EXPLORATION", "READY"):
             if phase == "READY":
                 await c.call("read_file", file="app/auth/service.py", session_id=sid)
+                await c.call("read_file", file="app/Http/Controllers/InvoiceController.php", session_id=sid)
                 await c.call("find_references", symbol="authenticate", session_id=sid)
                 u = await c.call("submit_understanding", session_id=sid, symbols_identified=["authenticate"],
-                                 entry_points=["authenticate"], files_to_edit=["app/auth/service.py"])
+                                 entry_points=["authenticate"], files_to_edit=["app/auth/service.py"],
+                                 files_analyzed=["app/auth/service.py", "app/Http/Controllers/InvoiceController.php"])
                 assert u["phase"] == "READY", u
                 await c.call("read_file", file="web/api.ts", session_id=sid)
             for tool, path, allow_new in AGREEMENT_CASES:
@@ -317,3 +321,7 @@ async def test_hook_and_check_write_target_agree(tmp_path):
     # The change covers the file its understanding lists, not one read after.
     assert not refused[("READY", "Edit", "app/auth/service.py")]
     assert refused[("READY", "Edit", "web/api.ts")] and refused[("READY", "Write", "web/new_api.ts")]
+    # A file analysed next to named edits stays read-only (its risk was not
+    # judged); its directory still takes new files.
+    assert refused[("READY", "Edit", "app/Http/Controllers/InvoiceController.php")]
+    assert not refused[("READY", "Write", "app/Http/Controllers/NewController.php")]
