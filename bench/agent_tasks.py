@@ -2,7 +2,8 @@
 """Agent-task benchmark (issue 13): scripted, realistic agent paths through
 the real binary over MCP, measuring what a gated session costs.
 
-    bench/run.sh agent --demo PATH --laravel PATH [--json OUT] [--only ID]
+    bench/run.sh agent [--demo PATH] [--laravel PATH] [--koel PATH]
+                       [--json OUT] [--only ID]
 
 Each task of bench/sets/agent_tasks.json is played as a careful agent would:
 `orient` calls without a session (query, the recommended first call), then
@@ -19,8 +20,10 @@ and the write checks. Tokens are counted two ways: `est` = the server's
 budget estimate (4 ASCII bytes or 1 other character per token, the ratio of
 the issue's own figures: 43.8k characters ≈ 11k tokens) and `xlmr` = the
 XLM-R tokenizer of multilingual-e5-small (tokenizer.json of the model dir),
-which splits JSON and code more finely. Both repositories must be indexed
-(`code-intel index`) first; the script never indexes.
+which splits JSON and code more finely. Each repository given (the keys of
+the task file's `repos`: demo at its `main`, laravel/framework, koel at
+b73c97ff92) must be indexed (`code-intel index`) first; the script never
+indexes, and runs the tasks of the repositories given.
 """
 
 import argparse
@@ -174,20 +177,22 @@ async def run_repo(repo, tasks, count, verbose):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--demo", required=True, help="filamentphp/demo checkout, indexed")
-    ap.add_argument("--laravel", required=True, help="laravel/framework checkout, indexed")
-    ap.add_argument("--tasks", default=str(HERE / "sets" / "agent_tasks.json"))
+    tasks = argparse.ArgumentParser(add_help=False)
+    tasks.add_argument("--tasks", default=str(HERE / "sets" / "agent_tasks.json"))
+    spec = json.loads(Path(tasks.parse_known_args()[0].tasks).read_text())
+    ap = argparse.ArgumentParser(parents=[tasks])
+    for name, origin in spec["repos"].items():
+        ap.add_argument(f"--{name}", help=f"{origin} checkout, indexed")
     ap.add_argument("--only", help="run one task id")
     ap.add_argument("--json", help="write results here")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
-    spec = json.loads(Path(a.tasks).read_text())
     count = xlmr()
     results = []
-    for name, path in (("demo", a.demo), ("laravel", a.laravel)):
+    for name in spec["repos"]:
+        path = getattr(a, name)
         tasks = [t for t in spec["tasks"] if t["repo"] == name and (not a.only or t["id"] == a.only)]
-        if tasks:
+        if path and tasks:
             results += asyncio.run(run_repo(Path(path), tasks, count, a.verbose))
     print(f"{'task':30s} {'intent':9s} lang {'→READY':>6s} {'calls':>5s} {'text est/xlmr':>14s} "
           f"{'struct est/xlmr':>16s} {'ratio':>5s} {'refused':>7s} {'edits ok':>8s} {'unneeded refused':>16s}")

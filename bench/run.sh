@@ -5,7 +5,7 @@
 #   bench/run.sh retrieval REPO [retrieval.py options]
 #   bench/run.sh changeset REPO --at DATE [changeset.py options]
 #   bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [fit.py options]
-#   bench/run.sh agent --demo DEMO --laravel FRAMEWORK [agent_tasks.py options]
+#   bench/run.sh agent [--demo DEMO] [--laravel FRAMEWORK] [--koel KOEL] [agent_tasks.py options]
 #   bench/run.sh kill [--rounds N] [--files N]
 #   bench/run.sh neighbour REPO [--rounds N]
 #   bench/run.sh size [--profile P] [--target-dir DIR] [--touch FILE]
