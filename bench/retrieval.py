@@ -17,6 +17,7 @@ Japanese; the same commits in English): recall@1/5/10 and MRR, and `query`
 latency p50/p95 (client-side, warm server).
 
     bench/run.sh retrieval REPO [--before 2026-06-01] [--ja bench/sets/laravel-ja.tsv]
+    (koel/koel at b73c97ff92: --ja bench/sets/koel-ja.tsv)
                                 [--total 200] [--plain 100] [--json rows.json]
 """
 
@@ -173,6 +174,16 @@ async def run(repo, queries, bm25):
     return rows
 
 
+def overlap(ja, en):
+    """Mean number of files the top 5 of `query` share between a Japanese
+    request and its commit's English subject (issue 24 § 4: goal ≥ 4)."""
+    by_commit = {r["commit"]: r for r in en}
+    pairs = [(r, by_commit[r["commit"]]) for r in ja if r["commit"] in by_commit]
+    if not pairs:
+        return float("nan")
+    return statistics.mean(len(set(j["query_files"][:5]) & set(e["query_files"][:5])) for j, e in pairs)
+
+
 def table(title, rows):
     if not rows:
         return
@@ -215,6 +226,7 @@ def main():
         table("Japanese", ja)
         same = {r["commit"] for r in ja}
         table("The same commits in English", [r for r in en if r["commit"] in same])
+        print(f"\nJapanese vs English top 5 (`query`), files in common: {overlap(ja, en):.2f} of 5")
     ms = sorted(r["query_ms"] for r in rows)
     if ms:
         p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
