@@ -20,7 +20,9 @@
 //! - **Priority**: queries run at once on their connection's thread;
 //!   passages on one worker thread at `embedding_nice`, in slices of
 //!   [`SLICE`] texts, so a query waits for one slice at most while another
-//!   repository indexes.
+//!   repository indexes. A passage request whose client disconnected stops
+//!   at the next slice (a server that exits mid-sync leaves no work behind
+//!   for the next one to wait on).
 //! - **Lifetime**: the service exits [`idle`] seconds after its last client
 //!   disconnected. A client whose service died restarts it once per request
 //!   (and falls back to its own model if that fails: `embed::load`), so a
@@ -29,7 +31,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -367,15 +369,15 @@ pub fn serve(socket: &Path, config: &Config) -> anyhow::Result<()> {
     let since = Arc::new(Mutex::new(Instant::now()));
     let waiting_queries = Arc::new(AtomicUsize::new(0));
     // Passages: one worker at the configured niceness.
-    let (passages, jobs) = mpsc::channel::<(Vec<String>, mpsc::Sender<Response>)>();
+    let (passages, jobs) = mpsc::channel::<Job>();
     {
         let embedder = Arc::clone(&embedder);
         let waiting = Arc::clone(&waiting_queries);
         let nice = config.embedding_nice;
         std::thread::spawn(move || {
             super::lower_thread_priority(nice);
-            for (texts, reply) in jobs {
-                let _ = reply.send(embed_passages_yielding(&*embedder, &texts, &waiting));
+            for (texts, reply, left) in jobs {
+                let _ = reply.send(embed_passages_yielding(&*embedder, &texts, &waiting, &left));
             }
         });
     }
@@ -415,13 +417,32 @@ pub fn serve(socket: &Path, config: &Config) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A passage request for the worker: the texts, where to reply, and a flag
+/// set when the client that asked has disconnected.
+type Job = (Vec<String>, mpsc::Sender<Response>, Arc<AtomicBool>);
+
+/// Whether the client on `reader` has disconnected, checked without
+/// blocking and without consuming anything it sent (the bytes stay in the
+/// reader's buffer).
+fn client_left(reader: &mut BufReader<UnixStream>) -> bool {
+    if reader.get_ref().set_nonblocking(true).is_err() {
+        return false;
+    }
+    let left = match reader.fill_buf() {
+        Ok(buffered) => buffered.is_empty(),
+        Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+    };
+    let _ = reader.get_ref().set_nonblocking(false);
+    left
+}
+
 /// One client's requests until it disconnects.
 fn serve_client(
     stream: UnixStream,
     hello: &str,
     embedder: &FastEmbedder,
     waiting: &AtomicUsize,
-    passages: &mpsc::Sender<(Vec<String>, mpsc::Sender<Response>)>,
+    passages: &mpsc::Sender<Job>,
 ) -> std::io::Result<()> {
     let mut writer = stream.try_clone()?;
     writer.write_all(format!("{hello}\n").as_bytes())?;
@@ -451,11 +472,25 @@ fn serve_client(
                 texts,
             }) => {
                 let (tx, rx) = mpsc::channel();
-                let _ = passages.send((texts, tx));
-                rx.recv().unwrap_or_else(|_| Response {
-                    error: Some("the passage worker stopped".into()),
-                    ..Response::default()
-                })
+                let left = Arc::new(AtomicBool::new(false));
+                let _ = passages.send((texts, tx, Arc::clone(&left)));
+                loop {
+                    match rx.recv_timeout(Duration::from_millis(250)) {
+                        Ok(r) => break r,
+                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                            if client_left(&mut reader) {
+                                left.store(true, Ordering::SeqCst);
+                                return Ok(());
+                            }
+                        }
+                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                            break Response {
+                                error: Some("the passage worker stopped".into()),
+                                ..Response::default()
+                            };
+                        }
+                    }
+                }
             }
         };
         let mut out = serde_json::to_string(&response).map_err(std::io::Error::other)?;
@@ -479,11 +514,14 @@ fn response(r: Result<Vec<Vec<f32>>, EmbedError>) -> Response {
 
 /// Passages in slices of [`SLICE`] (shortest first, as one batch would be
 /// sorted, so slicing adds no padding), letting waiting queries take the
-/// model between slices; vectors in the order of `texts`.
+/// model between slices; vectors in the order of `texts`. Stops before the
+/// next slice once `left` is set (its client disconnected), with an error
+/// nobody reads.
 fn embed_passages_yielding(
     embedder: &dyn Embedder,
     texts: &[String],
     waiting: &AtomicUsize,
+    left: &AtomicBool,
 ) -> Response {
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| texts[i].len());
@@ -491,6 +529,11 @@ fn embed_passages_yielding(
     for slice in order.chunks(SLICE) {
         while waiting.load(Ordering::SeqCst) > 0 {
             std::thread::sleep(Duration::from_millis(2));
+        }
+        if left.load(Ordering::SeqCst) {
+            return response(Err(EmbedError::Inference(
+                "the client left before its passages were embedded".into(),
+            )));
         }
         let part: Vec<String> = slice.iter().map(|&i| texts[i].clone()).collect();
         match embedder.embed_passages(&part) {
@@ -503,4 +546,42 @@ fn embed_passages_yielding(
         }
     }
     response(Ok(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::testing::HashedWords;
+
+    /// A request whose client left is not embedded; one whose client stays
+    /// gets every vector, in the order of its texts.
+    #[test]
+    fn passages_stop_when_their_client_left() {
+        let texts: Vec<String> = (0..40).map(|i| format!("text number {i}")).collect();
+        let waiting = AtomicUsize::new(0);
+        let stays =
+            embed_passages_yielding(&HashedWords, &texts, &waiting, &AtomicBool::new(false));
+        assert!(stays.error.is_none());
+        assert_eq!(stays.vectors.len(), 40);
+        assert_eq!(stays.vectors[7], HashedWords::vector(&texts[7]));
+        let left = embed_passages_yielding(&HashedWords, &texts, &waiting, &AtomicBool::new(true));
+        assert!(left.vectors.is_empty());
+        assert!(left.error.unwrap().contains("client left"));
+    }
+
+    /// `client_left` tells a closed peer from an open, silent one, and
+    /// leaves what the peer sent to be read.
+    #[test]
+    fn a_closed_client_is_seen_without_consuming_its_bytes() {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let mut reader = BufReader::new(ours);
+        assert!(!client_left(&mut reader));
+        (&theirs).write_all(b"{\"kind\":\"query\"}\n").unwrap();
+        assert!(!client_left(&mut reader));
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        assert_eq!(line, "{\"kind\":\"query\"}\n");
+        drop(theirs);
+        assert!(client_left(&mut reader));
+    }
 }
