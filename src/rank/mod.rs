@@ -585,9 +585,10 @@ fn fuse(
 /// features, and a feature normalised over the few files that have chunks
 /// overstates how well those match. So, while some are pending: a pending
 /// file's chunk BM25 is its file BM25, and each feature only chunks give
-/// ([`CHUNK_FEATURES`]: vector, support, definition, kind) is the mean `m`
-/// over the lexically matched embedded files (0 when none are: a lexical
-/// ranking); an embedded file's value `v` is shrunk to
+/// ([`CHUNK_FEATURES`]: vector, support, definition, kind) is `m`, the value
+/// a [`Line`] fitted on the lexically matched embedded files expects at the
+/// file's keyword score (their mean with fewer than three; 0 when none
+/// are: a lexical ranking); an embedded file's value `v` is shrunk to
 /// `m + (v − m) · coverage`, `coverage` being the embedded share of the
 /// lexically strongest files. With a complete index nothing is pending and
 /// nothing changes. Measured with `bench/run.sh coldstart` (koel, 10 later
