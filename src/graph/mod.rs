@@ -38,6 +38,13 @@ pub enum EdgeKind {
     Route,
     /// A model and a migration of the same table.
     Table,
+    /// A model and the factory or policy Laravel finds for it by name
+    /// ([`model_conventions`]).
+    Convention,
+    /// An event and its listener (a listener under `Listeners\` that names
+    /// the event class), and a file that uses the event (dispatches it) to
+    /// that listener.
+    Listener,
 }
 
 impl EdgeKind {
@@ -68,6 +75,8 @@ impl EdgeKind {
             EdgeKind::Trans => "trans",
             EdgeKind::Route => "route",
             EdgeKind::Table => "table",
+            EdgeKind::Convention => "convention",
+            EdgeKind::Listener => "listener",
         }
     }
 }
@@ -78,14 +87,15 @@ pub struct Edge {
     pub from: String,
     pub to: String,
     pub kind: EdgeKind,
-    /// 1-based line of the reference in `from` (0 for table edges).
+    /// 1-based line of the reference in `from` (0 for table and
+    /// convention edges).
     pub line: u32,
 }
 
 impl Edge {
     /// Where the reference is: `file:line`, or the file alone for a table
-    /// edge (a model and a migration name the same table; neither line is
-    /// the reference).
+    /// or convention edge (a model and a migration name the same table, a
+    /// model and its factory are tied by name; no line is the reference).
     fn site(&self) -> String {
         if self.line == 0 {
             self.from.clone()
@@ -149,11 +159,110 @@ impl Graph {
                 }
             }
         }
+        g.add_model_conventions(facts, &r);
+        g.add_listeners(facts, &r);
         for v in g.out.values_mut().chain(g.inn.values_mut()) {
             v.sort();
             v.dedup_by(|a, b| a.from == b.from && a.to == b.to && a.kind == b.kind);
         }
         g
+    }
+
+    /// Each Eloquent model (a file with a table that is not a migration)
+    /// and the factory and policy classes Laravel resolves for it by name,
+    /// both ways, unless a reference already ties the pair: koel's 13
+    /// factories name no model (`$model` is optional since Laravel 8).
+    fn add_model_conventions(&mut self, facts: &BTreeMap<String, FileFacts>, r: &Resolver) {
+        for (file, f) in facts {
+            if f.tables.is_empty() || file.contains("migrations/") {
+                continue;
+            }
+            for model in &f.defines {
+                for fq in model_conventions(model) {
+                    for other in r.classes.get(fq.as_str()).into_iter().flatten() {
+                        // A factory's `$model` or a policy's type hints
+                        // already tie the pair.
+                        let linked = |a: &str, b: &str| self.out(a).iter().any(|e| e.to == b);
+                        if *other == file.as_str() || linked(other, file) || linked(file, other) {
+                            continue;
+                        }
+                        for (a, b) in [(file.as_str(), *other), (*other, file.as_str())] {
+                            self.add(Edge {
+                                from: a.to_string(),
+                                to: b.to_string(),
+                                kind: EdgeKind::Convention,
+                                line: 0,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Events and their listeners: a listener (a class under a
+    /// `Listeners` namespace) that names an event class (under `Events`)
+    /// is tied to it both ways, and every other file that names the event
+    /// (dispatches it, registers it) points at the listener, at the line
+    /// where it names the event. Laravel's event discovery ties a listener
+    /// to the event its `handle` method's parameter names; the class
+    /// reference is how the facts see that parameter.
+    fn add_listeners(&mut self, facts: &BTreeMap<String, FileFacts>, r: &Resolver) {
+        let in_ns = |f: &FileFacts, ns: &str| f.defines.iter().any(|d| d.contains(ns));
+        let mut listeners: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (file, f) in facts.iter().filter(|(_, f)| in_ns(f, "\\Listeners\\")) {
+            for reference in f.refs.iter().filter(|x| x.kind == RefKind::Class) {
+                for event in r
+                    .classes
+                    .get(reference.target.as_str())
+                    .into_iter()
+                    .flatten()
+                {
+                    if facts.get(*event).is_some_and(|e| in_ns(e, "\\Events\\")) {
+                        listeners.entry(event).or_default().push(file.as_str());
+                    }
+                }
+            }
+        }
+        for v in listeners.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+        }
+        for (event, ls) in &listeners {
+            for l in ls {
+                for (a, b) in [(*event, *l), (*l, *event)] {
+                    self.add(Edge {
+                        from: a.to_string(),
+                        to: b.to_string(),
+                        kind: EdgeKind::Listener,
+                        line: 0,
+                    });
+                }
+            }
+        }
+        let users: Vec<(String, String, u32)> = self
+            .inn
+            .iter()
+            .filter_map(|(to, es)| listeners.get(to.as_str()).map(|ls| (es, ls)))
+            .flat_map(|(es, ls)| {
+                es.iter()
+                    .filter(|e| e.kind == EdgeKind::Class && !ls.contains(&e.from.as_str()))
+                    .flat_map(move |e| {
+                        ls.iter()
+                            .map(move |l| (e.from.clone(), l.to_string(), e.line))
+                    })
+            })
+            .collect();
+        for (from, to, line) in users {
+            if from != to {
+                self.add(Edge {
+                    from,
+                    to,
+                    kind: EdgeKind::Listener,
+                    line,
+                });
+            }
+        }
     }
 
     fn add(&mut self, e: Edge) {
@@ -430,6 +539,39 @@ impl<'a> Resolver<'a> {
     }
 }
 
+/// The classes Laravel resolves for an Eloquent model by name, as
+/// `Factory::resolveFactoryName` and `Gate::guessPolicyName` do
+/// (laravel/framework's `Illuminate/Database/Eloquent/Factories/Factory.php`
+/// and `Illuminate/Auth/Access/Gate.php`, read at 0d3fc77521): the factory `Database\Factories\` +
+/// the model's name after `App\Models\` (or after `App\`) + `Factory`; the
+/// policy `P\Policies\{Name}Policy` for every leading part `P` of the
+/// model's namespace, and for a model in a sub-namespace of `Models` that
+/// namespace with `\Models\` replaced by `\Policies\` or
+/// `\Models\Policies\`.
+pub fn model_conventions(model: &str) -> Vec<String> {
+    let rest = model
+        .strip_prefix("App\\Models\\")
+        .or_else(|| model.strip_prefix("App\\"))
+        .unwrap_or(model);
+    let (dir, short) = model.rsplit_once('\\').unwrap_or(("", model));
+    let mut out = vec![format!("Database\\Factories\\{rest}Factory")];
+    let parts: Vec<&str> = dir.split('\\').filter(|p| !p.is_empty()).collect();
+    for n in 1..=parts.len() {
+        out.push(format!(
+            "{}\\Policies\\{short}Policy",
+            parts[..n].join("\\")
+        ));
+    }
+    if dir.contains("\\Models\\") {
+        for to in ["\\Policies\\", "\\Models\\Policies\\"] {
+            out.push(format!("{}\\{short}Policy", dir.replace("\\Models\\", to)));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// `a/./b/../c` → `a/c`.
 fn normalize(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
@@ -500,7 +642,8 @@ fn script_candidates(base: &str) -> Vec<String> {
 fn kind_weight(kind: EdgeKind) -> f32 {
     match kind {
         EdgeKind::View | EdgeKind::Component | EdgeKind::Livewire => 1.0,
-        EdgeKind::Table => 1.0,
+        EdgeKind::Table | EdgeKind::Convention => 1.0,
+        EdgeKind::Listener => 0.8,
         EdgeKind::Extends => 0.8,
         EdgeKind::Route | EdgeKind::Config | EdgeKind::Trans => 0.7,
         EdgeKind::Import => 0.6,

@@ -266,3 +266,100 @@ fn callers_are_added_or_raise_a_related_file() {
     assert!((out[0].score - 1.6).abs() < 1e-6, "{}", out[0].score);
     assert!((out[2].score - 0.6).abs() < 1e-6, "{}", out[2].score);
 }
+
+#[test]
+fn models_have_their_factories_and_policies_and_events_their_listeners() {
+    let (facts, files) = repo(&[
+        (
+            "app/Models/Shop/Product.php",
+            "<?php\nnamespace App\\Models\\Shop;\nclass Product extends Model { use HasFactory; }\n",
+        ),
+        (
+            "database/factories/Shop/ProductFactory.php",
+            "<?php\nnamespace Database\\Factories\\Shop;\nclass ProductFactory extends Factory { public function definition(): array { return []; } }\n",
+        ),
+        (
+            "database/factories/BrandFactory.php",
+            "<?php\nnamespace Database\\Factories;\nclass BrandFactory extends Factory {}\n",
+        ),
+        (
+            "app/Policies/Shop/ProductPolicy.php",
+            "<?php\nnamespace App\\Policies\\Shop;\nclass ProductPolicy { public function view($user): bool { return true; } }\n",
+        ),
+        (
+            "app/Events/OrderShipped.php",
+            "<?php\nnamespace App\\Events;\nclass OrderShipped { use Dispatchable; }\n",
+        ),
+        (
+            "app/Listeners/SendShipmentNotification.php",
+            "<?php\nnamespace App\\Listeners;\nuse App\\Events\\OrderShipped;\nclass SendShipmentNotification {\n public function handle(OrderShipped $event): void {}\n}\n",
+        ),
+        (
+            "app/Services/Shipping.php",
+            "<?php\nnamespace App\\Services;\nuse App\\Events\\OrderShipped;\nclass Shipping {\n public function ship(): void {\n  OrderShipped::dispatch();\n }\n}\n",
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let kinds = |from: &str, to: &str| -> Vec<EdgeKind> {
+        g.out(from)
+            .iter()
+            .filter(|e| e.to == to)
+            .map(|e| e.kind)
+            .collect()
+    };
+    let (model, factory) = (
+        "app/Models/Shop/Product.php",
+        "database/factories/Shop/ProductFactory.php",
+    );
+    let policy = "app/Policies/Shop/ProductPolicy.php";
+    assert_eq!(kinds(model, factory), [EdgeKind::Convention]);
+    assert_eq!(kinds(factory, model), [EdgeKind::Convention]);
+    assert_eq!(kinds(model, policy), [EdgeKind::Convention]);
+    assert!(kinds(model, "database/factories/BrandFactory.php").is_empty());
+    let (event, listener) = (
+        "app/Events/OrderShipped.php",
+        "app/Listeners/SendShipmentNotification.php",
+    );
+    assert!(kinds(event, listener).contains(&EdgeKind::Listener));
+    assert!(kinds(listener, event).contains(&EdgeKind::Listener));
+    // The dispatching file points at the listener, at the line that uses
+    // the event class.
+    let user = g
+        .out("app/Services/Shipping.php")
+        .iter()
+        .find(|e| e.to == listener)
+        .expect("dispatcher → listener");
+    assert_eq!((user.kind, user.line), (EdgeKind::Listener, 6));
+    // The listener itself is not its own dispatcher, and a file that is not
+    // under `Listeners` is no listener of what it names.
+    assert!(kinds(listener, listener).is_empty());
+    assert!(kinds(event, "app/Services/Shipping.php").is_empty());
+    let related = related(&g, None, &[model.to_string()], 10);
+    let names: Vec<&str> = related.iter().map(|r| r.file.as_str()).collect();
+    assert!(
+        names.contains(&factory) && names.contains(&policy),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn laravel_finds_a_models_factory_and_policy_by_these_names() {
+    let got = model_conventions("App\\Models\\Shop\\Product");
+    for want in [
+        "Database\\Factories\\Shop\\ProductFactory",
+        "App\\Policies\\ProductPolicy",
+        "App\\Models\\Policies\\ProductPolicy",
+        "App\\Models\\Shop\\Policies\\ProductPolicy",
+        "App\\Policies\\Shop\\ProductPolicy",
+        "App\\Models\\Policies\\Shop\\ProductPolicy",
+    ] {
+        assert!(got.iter().any(|g| g == want), "{want} in {got:?}");
+    }
+    assert_eq!(
+        model_conventions("App\\User"),
+        [
+            "App\\Policies\\UserPolicy",
+            "Database\\Factories\\UserFactory"
+        ]
+    );
+}

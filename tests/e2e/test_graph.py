@@ -1,7 +1,8 @@
 """End-to-end: the code graph and co-change history through the real binary
 and MCP client on the Laravel fixture made a git repository: related_files
 for a controller, a model and a symbol, query's "also check" list, the CLI's
-`related`, history mined incrementally, and translation files of other
+`related`, history mined incrementally, Laravel's naming conventions (a
+model's factory) and event listeners, and translation files of other
 locales left out of the semantic index."""
 
 import json
@@ -37,6 +38,25 @@ def app_with_history(tmp_path):
     (repo / "lang" / "en" / "orders.php").write_text("<?php\nreturn ['cancelled' => 'Order cancelled'];\n")
     (repo / "lang" / "fr").mkdir(parents=True)
     (repo / "lang" / "fr" / "orders.php").write_text("<?php\nreturn ['cancelled' => 'Commande annulée'];\n")
+    # A factory that names no model (Laravel finds it by name), an event,
+    # its listener, and a service that dispatches the event.
+    (repo / "database" / "factories").mkdir(parents=True)
+    (repo / "database" / "factories" / "OrderFactory.php").write_text(
+        "<?php\nnamespace Database\\Factories;\nuse Illuminate\\Database\\Eloquent\\Factories\\Factory;\n"
+        "class OrderFactory extends Factory\n{\n    public function definition(): array\n    {\n"
+        "        return ['status' => 'new'];\n    }\n}\n")
+    (repo / "app" / "Events").mkdir()
+    (repo / "app" / "Events" / "OrderCancelled.php").write_text(
+        "<?php\nnamespace App\\Events;\nuse App\\Models\\Order;\n"
+        "class OrderCancelled\n{\n    public function __construct(public Order $order) {}\n}\n")
+    (repo / "app" / "Listeners").mkdir()
+    (repo / "app" / "Listeners" / "RestockCancelledOrder.php").write_text(
+        "<?php\nnamespace App\\Listeners;\nuse App\\Events\\OrderCancelled;\n"
+        "class RestockCancelledOrder\n{\n    public function handle(OrderCancelled $event): void {}\n}\n")
+    (repo / "app" / "Services" / "Refunds.php").write_text(
+        "<?php\nnamespace App\\Services;\nuse App\\Events\\OrderCancelled;\nuse App\\Models\\Order;\n"
+        "class Refunds\n{\n    public function cancel(Order $order): void\n    {\n"
+        "        OrderCancelled::dispatch($order);\n    }\n}\n")
     (repo / ".code-intel").mkdir()
     (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
     (repo / ".gitignore").write_text(".code-intel/\n")
@@ -83,6 +103,15 @@ async def test_related_files_and_also_check(tmp_path):
         for m in ["database/migrations/2024_01_01_000003_create_orders_table.php",
                   "database/migrations/2024_02_01_000004_add_tracking_to_orders_table.php"]:
             assert m in files, files
+        # Its factory, found by Laravel's naming convention (no reference).
+        factory = next(f for f in r["files"] if f["file"] == "database/factories/OrderFactory.php")
+        assert any(e.startswith("convention") for e in factory["edges"]), factory
+        # The file that dispatches an event: the event and its listener.
+        r = await c.call("related_files", files=["app/Services/Refunds.php"])
+        by_file = {f["file"]: f for f in r["files"]}
+        listener = by_file["app/Listeners/RestockCancelledOrder.php"]
+        assert listener["edges"] == ["listener → app/Services/Refunds.php:9"], listener
+        assert "app/Events/OrderCancelled.php" in by_file, list(by_file)
         # A symbol: the files defining it are the seeds.
         r = await c.call("related_files", symbol="OrderService::cancel")
         assert r["seeds"] == ["app/Services/OrderService.php"], r["seeds"]
