@@ -87,15 +87,16 @@ pub struct Edge {
     pub from: String,
     pub to: String,
     pub kind: EdgeKind,
-    /// 1-based line of the reference in `from` (0 for table and
-    /// convention edges).
+    /// 1-based line of the reference in `from` (0 for table, convention
+    /// and event ↔ listener edges).
     pub line: u32,
 }
 
 impl Edge {
-    /// Where the reference is: `file:line`, or the file alone for a table
-    /// or convention edge (a model and a migration name the same table, a
-    /// model and its factory are tied by name; no line is the reference).
+    /// Where the reference is: `file:line`, or the file alone for a table,
+    /// convention or event ↔ listener edge (a model and a migration name
+    /// the same table, a model and its factory are tied by name, a
+    /// listener's whole class is the tie; no line is the reference).
     fn site(&self) -> String {
         if self.line == 0 {
             self.from.clone()
@@ -202,9 +203,9 @@ impl Graph {
 
     /// Events and their listeners: a listener (a class under a
     /// `Listeners` namespace) that names an event class (under `Events`)
-    /// is tied to it both ways, and every other file that names the event
-    /// (dispatches it, registers it) points at the listener, at the line
-    /// where it names the event. Laravel's event discovery ties a listener
+    /// is tied to it both ways, and every other file that uses the event
+    /// class in code (dispatches it, registers it) points at the listener,
+    /// at the line of that use. Laravel's event discovery ties a listener
     /// to the event its `handle` method's parameter names; the class
     /// reference is how the facts see that parameter.
     fn add_listeners(&mut self, facts: &BTreeMap<String, FileFacts>, r: &Resolver) {
@@ -542,12 +543,13 @@ impl<'a> Resolver<'a> {
 /// The classes Laravel resolves for an Eloquent model by name, as
 /// `Factory::resolveFactoryName` and `Gate::guessPolicyName` do
 /// (laravel/framework's `Illuminate/Database/Eloquent/Factories/Factory.php`
-/// and `Illuminate/Auth/Access/Gate.php`, read at 0d3fc77521): the factory `Database\Factories\` +
-/// the model's name after `App\Models\` (or after `App\`) + `Factory`; the
-/// policy `P\Policies\{Name}Policy` for every leading part `P` of the
-/// model's namespace, and for a model in a sub-namespace of `Models` that
-/// namespace with `\Models\` replaced by `\Policies\` or
-/// `\Models\Policies\`.
+/// and `Illuminate/Auth/Access/Gate.php`, read at 0d3fc77521): the
+/// factory `Database\Factories\` + the model's name after `App\Models\`
+/// (or after `App\`) + `Factory`; the policy `P\Policies\{Name}Policy`
+/// for every leading part `P` of the model's namespace, and for a model in
+/// a sub-namespace of `Models` that namespace with `\Models\` replaced by
+/// `\Policies\` or `\Models\Policies\`. Fully qualified names, no
+/// leading backslash.
 pub fn model_conventions(model: &str) -> Vec<String> {
     let rest = model
         .strip_prefix("App\\Models\\")
