@@ -146,17 +146,10 @@ impl Graph {
         }
         for members in by_table.values() {
             let (migrations, others): (Vec<&str>, Vec<&str>) =
-                members.iter().partition(|f| f.contains("migrations/"));
+                members.iter().partition(|f| is_migration(f));
             for m in &migrations {
                 for o in &others {
-                    for (a, b) in [(o, m), (m, o)] {
-                        g.add(Edge {
-                            from: (*a).to_string(),
-                            to: (*b).to_string(),
-                            kind: EdgeKind::Table,
-                            line: 0,
-                        });
-                    }
+                    g.add_both_ways(o, m, EdgeKind::Table);
                 }
             }
         }
@@ -175,7 +168,7 @@ impl Graph {
     /// factories name no model (`$model` is optional since Laravel 8).
     fn add_model_conventions(&mut self, facts: &BTreeMap<String, FileFacts>, r: &Resolver) {
         for (file, f) in facts {
-            if f.tables.is_empty() || file.contains("migrations/") {
+            if f.tables.is_empty() || is_migration(file) {
                 continue;
             }
             for model in &f.defines {
@@ -187,14 +180,7 @@ impl Graph {
                         if *other == file.as_str() || linked(other, file) || linked(file, other) {
                             continue;
                         }
-                        for (a, b) in [(file.as_str(), *other), (*other, file.as_str())] {
-                            self.add(Edge {
-                                from: a.to_string(),
-                                to: b.to_string(),
-                                kind: EdgeKind::Convention,
-                                line: 0,
-                            });
-                        }
+                        self.add_both_ways(file, other, EdgeKind::Convention);
                     }
                 }
             }
@@ -231,14 +217,7 @@ impl Graph {
         }
         for (event, ls) in &listeners {
             for l in ls {
-                for (a, b) in [(*event, *l), (*l, *event)] {
-                    self.add(Edge {
-                        from: a.to_string(),
-                        to: b.to_string(),
-                        kind: EdgeKind::Listener,
-                        line: 0,
-                    });
-                }
+                self.add_both_ways(event, l, EdgeKind::Listener);
             }
         }
         let users: Vec<(String, String, u32)> = self
@@ -263,6 +242,19 @@ impl Graph {
                     line,
                 });
             }
+        }
+    }
+
+    /// An edge each way between `a` and `b` with no line: a tie no single
+    /// reference makes (a shared table, a naming convention, a listener).
+    fn add_both_ways(&mut self, a: &str, b: &str, kind: EdgeKind) {
+        for (from, to) in [(a, b), (b, a)] {
+            self.add(Edge {
+                from: from.to_string(),
+                to: to.to_string(),
+                kind,
+                line: 0,
+            });
         }
     }
 
@@ -572,6 +564,12 @@ pub fn model_conventions(model: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether a repo-relative path is a Laravel migration (under a
+/// `migrations/` directory).
+fn is_migration(path: &str) -> bool {
+    path.contains("migrations/")
 }
 
 /// `a/./b/../c` → `a/c`.
