@@ -111,6 +111,16 @@ pub fn missing_files(config: &Config) -> Vec<&'static str> {
         .collect()
 }
 
+/// Every file of [`MODEL_REPO_FILES`] in the hub cache, as (path in the
+/// repository, file in the cache's snapshot); `None` when one is missing.
+pub fn cached_files(config: &Config) -> Option<Vec<(String, PathBuf)>> {
+    let cache = Cache::new(hub_cache_dir(config)).repo(Repo::model(MODEL_REPO.to_string()));
+    MODEL_REPO_FILES
+        .into_iter()
+        .map(|f| cache.get(f).map(|p| (f.to_string(), p)))
+        .collect()
+}
+
 /// Bytes of the model files in the cache (0 when none); follows the
 /// snapshot's links to the blobs.
 pub fn cached_bytes(config: &Config) -> u64 {

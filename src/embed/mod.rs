@@ -7,6 +7,7 @@ pub mod endpoint;
 pub mod service;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod weights;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -187,36 +188,82 @@ pub fn find_or_download_runtime(config: &Config) -> Result<RuntimeInfo, EmbedErr
     }
 }
 
-/// Presents `model_dir` to fastembed as a Hugging Face cache
-/// (`<cache>/linked/<hash of the path>/models--intfloat--multilingual-e5-small/
-/// snapshots/local/…` of symlinks, `refs/main` = `local`), so that ONNX
-/// Runtime loads the model from its file. `None` where symlinks are not
-/// available or the directory cannot be written.
-fn linked_cache(model_dir: &Path, cache: &Path) -> Option<PathBuf> {
+/// The model's files as fastembed's hub layout names them
+/// (`onnx/model.onnx`, the tokenizer files at the top), each with the file
+/// it is read from: `files` as given, except that `onnx/model.onnx` is the
+/// mapped copy of the weights ([`weights::mapped_model`], kept in
+/// `<cache>/mapped/<hash of the model's path>/`) with its data file beside
+/// it whenever that copy can be made. A failed copy is logged and the
+/// original file used: memory, not results, depends on it.
+fn mapped_layout(mut files: Vec<(String, PathBuf)>, cache: &Path) -> Vec<(String, PathBuf)> {
+    let Some(i) = files.iter().position(|(name, _)| name == "onnx/model.onnx") else {
+        return files;
+    };
+    let source = files[i].1.clone();
+    let key = source
+        .canonicalize()
+        .map(|p| crate::util::sha256_hex(p.to_string_lossy().as_bytes()))
+        .unwrap_or_default();
+    if key.is_empty() {
+        return files;
+    }
+    let dir = cache.join("mapped").join(&key[..16]);
+    match weights::mapped_model(&source, &dir) {
+        Ok(Some(graph)) => {
+            tracing::debug!("model weights mapped from {}", dir.display());
+            files[i].1 = graph;
+            files.push((
+                format!("onnx/{}", weights::DATA_FILE),
+                dir.join(weights::DATA_FILE),
+            ));
+            files
+        }
+        Ok(None) => files,
+        Err(e) => {
+            tracing::warn!(
+                "could not write the mapped copy of {} into {}: {e}; loading the weights into memory instead (about 0.4 GB more for fp32)",
+                source.display(),
+                dir.display()
+            );
+            files
+        }
+    }
+}
+
+/// Presents `files` (path in the hub layout, file it links to) to fastembed
+/// as a Hugging Face cache (`<cache>/linked/<hash of the targets>/
+/// models--intfloat--multilingual-e5-small/snapshots/local/…` of symlinks,
+/// `refs/main` = `local`), so that ONNX Runtime loads the model from its
+/// file. `None` where symlinks are not available or the directory cannot be
+/// written.
+fn linked_cache(files: &[(String, PathBuf)], cache: &Path) -> Option<PathBuf> {
     #[cfg(unix)]
     {
-        let abs = model_dir.canonicalize().ok()?;
-        let key = crate::util::sha256_hex(abs.to_string_lossy().as_bytes());
+        let mut targets = Vec::new();
+        for (name, target) in files {
+            targets.push((name, std::path::absolute(target).ok()?));
+        }
+        let all: Vec<String> = targets
+            .iter()
+            .map(|(_, t)| t.display().to_string())
+            .collect();
+        let key = crate::util::sha256_hex(all.join("\n").as_bytes());
         let root = cache.join("linked").join(&key[..16]);
         let repo = root.join("models--intfloat--multilingual-e5-small");
         let snap = repo.join("snapshots").join("local");
         std::fs::create_dir_all(snap.join("onnx")).ok()?;
         std::fs::create_dir_all(repo.join("refs")).ok()?;
         std::fs::write(repo.join("refs").join("main"), "local").ok()?;
-        for f in MODEL_FILES {
-            let link = if f == "model.onnx" {
-                snap.join("onnx").join(f)
-            } else {
-                snap.join(f)
-            };
+        for (name, target) in targets {
+            let link = snap.join(name);
             let _ = std::fs::remove_file(&link);
-            std::os::unix::fs::symlink(abs.join(f), &link).ok()?;
+            std::os::unix::fs::symlink(target, &link).ok()?;
         }
         Some(root)
     }
     #[cfg(not(unix))]
     {
-        let _ = (model_dir, cache);
+        let _ = (files, cache);
         None
     }
 }
@@ -370,6 +417,9 @@ pub struct FastEmbedder {
     id: String,
 }
 
+/// A loaded model and its id.
+type Loaded = (TextEmbedding, String);
+
 /// multilingual-e5-small from a Hugging Face cache directory (fastembed's
 /// own loader).
 fn hub_model(cache_dir: PathBuf, threads: usize) -> Result<TextEmbedding, String> {
@@ -382,10 +432,34 @@ fn hub_model(cache_dir: PathBuf, threads: usize) -> Result<TextEmbedding, String
     TextEmbedding::try_new(opts).map_err(|e| e.to_string())
 }
 
+/// The model from its file through a [`linked_cache`] of [`mapped_layout`]
+/// (weights mapped, not copied); `None` when that cannot be built or does
+/// not load (logged), for the caller to load it another way.
+/// fastembed reads HF_HOME instead of the cache dir it is given, so the
+/// linked cache only works (and is only built) without it.
+fn linked_model(
+    files: Vec<(String, PathBuf)>,
+    cache: &Path,
+    threads: usize,
+) -> Option<TextEmbedding> {
+    if crate::model::hf_home().is_some() {
+        return None;
+    }
+    let linked = linked_cache(&mapped_layout(files, cache), cache)?;
+    match hub_model(linked, threads) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            tracing::debug!("linked model cache failed: {e}");
+            None
+        }
+    }
+}
+
 /// The model of `model_dir` (`model.onnx` and the tokenizer files), with its
-/// id: the weights are identified by size, not by path, so moving the
-/// directory does not force a re-embed and swapping fp32 for int8 does.
-fn dir_model(dir: &Path, cache: &Path, threads: usize) -> Result<(TextEmbedding, String), String> {
+/// id: the weights are
+/// identified by size, not by path, so moving the directory does not force a
+/// re-embed and swapping fp32 for int8 does.
+fn dir_model(dir: &Path, cache: &Path, threads: usize) -> Result<Loaded, String> {
     for f in MODEL_FILES {
         if !dir.join(f).is_file() {
             return Err(format!("{}: not found", dir.join(f).display()));
@@ -399,18 +473,20 @@ fn dir_model(dir: &Path, cache: &Path, threads: usize) -> Result<(TextEmbedding,
     // lower than loading from our buffer (peak RSS after load: 1067 vs 1513
     // MiB for fp32, 733 vs 843 MiB for int8; 2026-11-21), so model_dir is
     // presented to fastembed as a Hugging Face cache of symlinks when
-    // possible. fastembed reads HF_HOME instead of the cache dir it is
-    // given, so the linked cache only works (and is only built) without it.
-    let linked = if crate::model::hf_home().is_none() {
-        linked_cache(dir, cache)
-    } else {
-        None
-    };
-    if let Some(linked) = linked {
-        match hub_model(linked, threads) {
-            Ok(m) => return Ok((m, id)),
-            Err(e) => tracing::debug!("linked model cache failed: {e}"),
-        }
+    // possible.
+    let files = MODEL_FILES
+        .iter()
+        .map(|f| {
+            let name = if *f == "model.onnx" {
+                "onnx/model.onnx"
+            } else {
+                f
+            };
+            (name.to_string(), dir.join(f))
+        })
+        .collect();
+    if let Some(m) = linked_model(files, cache, threads) {
+        return Ok((m, id));
     }
     let read =
         |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("{}: {e}", dir.join(f).display()));
@@ -474,12 +550,18 @@ impl FastEmbedder {
         // fastembed panics in some failure paths (e.g. a runtime that vanished
         // after discovery); contain that to an error.
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-            || -> Result<(TextEmbedding, String), EmbedError> {
+            || -> Result<Loaded, EmbedError> {
                 match &config.model_dir {
                     Some(dir) => dir_model(dir, &cache, threads).map_err(model_err),
                     None => {
+                        let id = "intfloat/multilingual-e5-small".to_string();
+                        let linked = crate::model::cached_files(config)
+                            .and_then(|files| linked_model(files, &cache, threads));
+                        if let Some(m) = linked {
+                            return Ok((m, id));
+                        }
                         let m = hub_model(cache.clone(), threads).map_err(model_err)?;
-                        Ok((m, "intfloat/multilingual-e5-small".to_string()))
+                        Ok((m, id))
                     }
                 }
             },

@@ -54,6 +54,13 @@ def test_first_index_downloads_the_model_from_the_mirror(tmp_path):
         served = len(mirror.requests)
         res = json.loads(run(["search", "ログイン時にパスワードを検証する", "--repo", str(repo), "-n", "3", "--json"], env).stdout)
         assert res["results"][0]["name"] == "authenticate"
+        # ONNX Runtime maps the weights from a copy with aligned external
+        # data instead of reading them into memory (embed::weights).
+        data = list((cache / "mapped").glob("*/model.onnx.data"))
+        assert len(data) == 1 and size * 0.9 < data[0].stat().st_size < size * 1.1, data
+        assert (data[0].parent / "model.onnx").stat().st_size < size // 100
+        links = list((cache / "linked").glob("*/*/snapshots/local/onnx/model.onnx.data"))
+        assert [p.resolve() for p in links] == [data[0].resolve()], links
         again = run(["model", "pull", "--repo", str(repo)], env)
         assert "is present in" in again.stdout
         assert len(mirror.requests) == served

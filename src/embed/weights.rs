@@ -1,0 +1,401 @@
+//! The model's weights in a file ONNX Runtime maps instead of copying.
+//!
+//! The Hub's `model.onnx` stores every initializer inline (`raw_data`), so
+//! ONNX Runtime copies all of them into its own memory: 470 MB of the fp32
+//! multilingual-e5-small, 384 MB of which is the 250,002 × 384 word-embedding
+//! table a text reads a few hundred rows of. Stored as ONNX external data at
+//! offsets aligned to [`ALIGN`], ONNX Runtime 1.31 maps such initializers
+//! (`MapFileIntoMemory`) and uses the mapping in place: the pages of the
+//! table are read from the file when a text uses their rows, and they are
+//! the kernel's page cache, shared by every process that maps the file and
+//! reclaimable under memory pressure. Measured on this project's test
+//! machine (2026-11-25, ONNX Runtime 1.31.1 through Python, fp32 e5): anonymous
+//! memory after load 547 → 108 MB; after embedding 74 passages of koel's
+//! `app/Services` (1,537 distinct tokens), 361 MB of file pages (the
+//! kernel's read-around brings 128 KiB per missing row; advising the
+//! mapping `MADV_RANDOM` keeps that to 44 MB but needs `unsafe`, which this
+//! crate forbids). The computation is the same on the same bytes, so
+//! embeddings do not change.
+//!
+//! The rewrite walks the protobuf wire format (`ModelProto.graph` →
+//! `GraphProto.initializer` → `TensorProto.raw_data`, field numbers of
+//! `onnx/onnx.proto`) and copies every other field byte for byte, so fields
+//! this code does not know survive.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use prost::encoding::{WireType, decode_key, decode_varint, encode_key, encode_varint};
+
+/// Alignment of each initializer's offset in the data file, in bytes: ONNX
+/// Runtime maps an external initializer only when its offset is a multiple
+/// of the allocation granularity (4 KiB pages on Linux, 64 KiB on Windows);
+/// 64 KiB satisfies both.
+pub const ALIGN: u64 = 65_536;
+
+/// Initializers smaller than this many bytes stay inline (biases and
+/// layer-norm weights: 1.5 KiB each in e5-small; mapping them would cost a
+/// 64 KiB-aligned slot each for nothing).
+pub const MIN_EXTERNAL_BYTES: usize = 4096;
+
+/// `ModelProto.graph`.
+const MODEL_GRAPH: u32 = 7;
+/// `GraphProto.initializer`.
+const GRAPH_INITIALIZER: u32 = 5;
+/// `TensorProto.raw_data`, `.external_data`, `.data_location`.
+const TENSOR_RAW_DATA: u32 = 9;
+const TENSOR_EXTERNAL_DATA: u32 = 13;
+const TENSOR_DATA_LOCATION: u32 = 14;
+/// `TensorProto.DataLocation.EXTERNAL`.
+const LOCATION_EXTERNAL: u64 = 1;
+
+/// One field of a protobuf message: its number, its bytes as written (key
+/// included) and, for a length-delimited field, its payload.
+struct Field<'a> {
+    number: u32,
+    raw: &'a [u8],
+    payload: Option<&'a [u8]>,
+}
+
+fn malformed(what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("not an ONNX model: {what}"),
+    )
+}
+
+/// The fields of one message, in order.
+fn fields(message: &[u8]) -> io::Result<Vec<Field<'_>>> {
+    let mut out = Vec::new();
+    let mut rest = message;
+    while !rest.is_empty() {
+        let start = message.len() - rest.len();
+        let (number, wire) = decode_key(&mut rest).map_err(|e| malformed(&e.to_string()))?;
+        let mut payload = None;
+        match wire {
+            WireType::Varint => {
+                decode_varint(&mut rest).map_err(|e| malformed(&e.to_string()))?;
+            }
+            WireType::SixtyFourBit | WireType::ThirtyTwoBit => {
+                let n = if wire == WireType::SixtyFourBit { 8 } else { 4 };
+                rest = rest
+                    .get(n..)
+                    .ok_or_else(|| malformed("truncated fixed field"))?;
+            }
+            WireType::LengthDelimited => {
+                let len = decode_varint(&mut rest).map_err(|e| malformed(&e.to_string()))?;
+                let len = usize::try_from(len).map_err(|_| malformed("field too long"))?;
+                let body = rest
+                    .get(..len)
+                    .ok_or_else(|| malformed("truncated field"))?;
+                payload = Some(body);
+                rest = &rest[len..];
+            }
+            WireType::StartGroup | WireType::EndGroup => return Err(malformed("group field")),
+        }
+        out.push(Field {
+            number,
+            raw: &message[start..message.len() - rest.len()],
+            payload,
+        });
+    }
+    Ok(out)
+}
+
+fn put_bytes(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
+    encode_key(number, WireType::LengthDelimited, out);
+    encode_varint(bytes.len() as u64, out);
+    out.extend_from_slice(bytes);
+}
+
+/// `StringStringEntryProto { key = 1, value = 2 }`.
+fn entry(key: &str, value: &str) -> Vec<u8> {
+    let mut e = Vec::new();
+    put_bytes(&mut e, 1, key.as_bytes());
+    put_bytes(&mut e, 2, value.as_bytes());
+    e
+}
+
+/// Rewrites `model` (a serialized `ModelProto`) so that each top-level
+/// initializer of at least [`MIN_EXTERNAL_BYTES`] is external data in
+/// `data`, which the returned model names `data_name` (a path relative to
+/// the model file's directory, as ONNX resolves it). `data` is written from
+/// offset 0; each initializer starts at a multiple of [`ALIGN`].
+///
+/// Returns the rewritten model and the bytes moved out (0 when the model
+/// already keeps its weights outside, or inline in typed fields).
+///
+/// # Errors
+/// `model` is not a protobuf message of the shape above
+/// (`InvalidData`), or writing `data` failed.
+pub fn externalize(
+    model: &[u8],
+    data_name: &str,
+    data: &mut impl Write,
+) -> io::Result<(Vec<u8>, u64)> {
+    let mut written = 0u64;
+    let mut moved = 0u64;
+    let mut out = Vec::with_capacity(1 << 20);
+    for f in fields(model)? {
+        match (f.number, f.payload) {
+            (MODEL_GRAPH, Some(graph)) => {
+                let mut g = Vec::with_capacity(graph.len().min(1 << 20));
+                for gf in fields(graph)? {
+                    match (gf.number, gf.payload) {
+                        (GRAPH_INITIALIZER, Some(tensor)) => {
+                            let t = tensor_out(tensor, data_name, data, &mut written, &mut moved)?;
+                            put_bytes(&mut g, GRAPH_INITIALIZER, &t);
+                        }
+                        _ => g.extend_from_slice(gf.raw),
+                    }
+                }
+                put_bytes(&mut out, MODEL_GRAPH, &g);
+            }
+            _ => out.extend_from_slice(f.raw),
+        }
+    }
+    Ok((out, moved))
+}
+
+/// One `TensorProto`, its `raw_data` moved to `data` when it is large
+/// enough and the tensor is not external already.
+fn tensor_out(
+    tensor: &[u8],
+    data_name: &str,
+    data: &mut impl Write,
+    written: &mut u64,
+    moved: &mut u64,
+) -> io::Result<Vec<u8>> {
+    let fs = fields(tensor)?;
+    let already = fs
+        .iter()
+        .any(|f| f.number == TENSOR_EXTERNAL_DATA || f.number == TENSOR_DATA_LOCATION);
+    let raw = fs
+        .iter()
+        .find(|f| f.number == TENSOR_RAW_DATA)
+        .and_then(|f| f.payload)
+        .filter(|r| r.len() >= MIN_EXTERNAL_BYTES);
+    let Some(raw) = raw.filter(|_| !already) else {
+        return Ok(tensor.to_vec());
+    };
+    let pad = (ALIGN - *written % ALIGN) % ALIGN;
+    data.write_all(&vec![0u8; pad as usize])?;
+    let offset = *written + pad;
+    data.write_all(raw)?;
+    *written = offset + raw.len() as u64;
+    *moved += raw.len() as u64;
+    let mut t = Vec::with_capacity(256);
+    for f in fs.iter().filter(|f| f.number != TENSOR_RAW_DATA) {
+        t.extend_from_slice(f.raw);
+    }
+    for (k, v) in [
+        ("location", data_name.to_string()),
+        ("offset", offset.to_string()),
+        ("length", raw.len().to_string()),
+    ] {
+        put_bytes(&mut t, TENSOR_EXTERNAL_DATA, &entry(k, &v));
+    }
+    encode_key(TENSOR_DATA_LOCATION, WireType::Varint, &mut t);
+    encode_varint(LOCATION_EXTERNAL, &mut t);
+    Ok(t)
+}
+
+/// The name of the data file beside a mapped model.
+pub const DATA_FILE: &str = "model.onnx.data";
+
+/// `model.onnx` rewritten by [`externalize`] into `dir` (as `model.onnx` and
+/// [`DATA_FILE`]), reusing the copy already there when `dir/source` records
+/// the same source (canonical path, size, modification time). Files are
+/// written under temporary names and renamed, so a process that loads
+/// meanwhile sees the old pair or the new one; two processes converting at
+/// once write the same bytes.
+///
+/// Returns the mapped model's path, or `None` when `source` keeps no
+/// initializer inline (nothing to map). Costs a second copy of the weights
+/// on disk (470 MB for fp32 e5-small) and one read and write of them the
+/// first time (about 2 s here).
+///
+/// # Errors
+/// Reading `source`, writing `dir`, or `source` not an ONNX model.
+pub fn mapped_model(source: &Path, dir: &Path) -> io::Result<Option<PathBuf>> {
+    let meta = std::fs::metadata(source)?;
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let stamp = format!(
+        "{}\n{}\n{modified}\n",
+        source.canonicalize()?.display(),
+        meta.len()
+    );
+    let graph = dir.join("model.onnx");
+    let stamp_file = dir.join("source");
+    if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp)
+        && graph.is_file()
+        && dir.join(DATA_FILE).is_file()
+    {
+        return Ok(Some(graph));
+    }
+    std::fs::create_dir_all(dir)?;
+    let model = std::fs::read(source)?;
+    let tmp = |name: &str| dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let (tmp_data, tmp_graph, tmp_stamp) = (tmp(DATA_FILE), tmp("model.onnx"), tmp("source"));
+    let result = (|| {
+        let mut data = io::BufWriter::new(std::fs::File::create(&tmp_data)?);
+        let (rewritten, moved) = externalize(&model, DATA_FILE, &mut data)?;
+        data.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        if moved == 0 {
+            return Ok(None);
+        }
+        std::fs::write(&tmp_graph, rewritten)?;
+        std::fs::write(&tmp_stamp, &stamp)?;
+        std::fs::rename(&tmp_data, dir.join(DATA_FILE))?;
+        std::fs::rename(&tmp_graph, &graph)?;
+        std::fs::rename(&tmp_stamp, &stamp_file)?;
+        Ok(Some(graph.clone()))
+    })();
+    for t in [&tmp_data, &tmp_graph, &tmp_stamp] {
+        let _ = std::fs::remove_file(t);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(name: &str, raw: &[u8]) -> Vec<u8> {
+        let mut t = Vec::new();
+        encode_key(1, WireType::Varint, &mut t); // dims
+        encode_varint(raw.len() as u64, &mut t);
+        encode_key(2, WireType::Varint, &mut t); // data_type FLOAT… any
+        encode_varint(2, &mut t);
+        put_bytes(&mut t, 8, name.as_bytes());
+        put_bytes(&mut t, TENSOR_RAW_DATA, raw);
+        t
+    }
+
+    #[test]
+    fn large_initializers_move_out_aligned_and_everything_else_stays() {
+        let big: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let big2 = vec![7u8; 5000];
+        let small = vec![1u8; 16];
+        let mut graph = Vec::new();
+        put_bytes(&mut graph, 1, b"node bytes"); // GraphProto.node
+        for t in [
+            tensor("big", &big),
+            tensor("small", &small),
+            tensor("big2", &big2),
+        ] {
+            put_bytes(&mut graph, GRAPH_INITIALIZER, &t);
+        }
+        let mut model = Vec::new();
+        encode_key(1, WireType::Varint, &mut model); // ir_version
+        encode_varint(8, &mut model);
+        put_bytes(&mut model, MODEL_GRAPH, &graph);
+        put_bytes(&mut model, 14, b"opset"); // after the graph: order kept
+
+        let mut data = Vec::new();
+        let (out, moved) = externalize(&model, "w.data", &mut data).unwrap();
+        assert_eq!(moved, 15_000);
+        assert_eq!(&data[..10_000], &big[..]);
+        assert_eq!(&data[65_536..70_536], &big2[..]);
+        assert_eq!(data.len(), 70_536);
+
+        let top = fields(&out).unwrap();
+        assert_eq!(top.iter().map(|f| f.number).collect::<Vec<_>>(), [1, 7, 14]);
+        let g = fields(top[1].payload.unwrap()).unwrap();
+        assert_eq!(g[0].raw, fields(&graph).unwrap()[0].raw);
+        let inits: Vec<_> = g.iter().skip(1).map(|f| f.payload.unwrap()).collect();
+        assert_eq!(inits[1], &tensor("small", &small)[..], "small stays inline");
+        let ext = |t: &[u8]| -> Vec<(String, String)> {
+            fields(t)
+                .unwrap()
+                .into_iter()
+                .filter(|f| f.number == TENSOR_EXTERNAL_DATA)
+                .map(|f| {
+                    let kv = fields(f.payload.unwrap()).unwrap();
+                    let s = |i: usize| String::from_utf8(kv[i].payload.unwrap().to_vec()).unwrap();
+                    (s(0), s(1))
+                })
+                .collect()
+        };
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            ext(inits[2]),
+            [
+                kv("location", "w.data"),
+                kv("offset", "65536"),
+                kv("length", "5000")
+            ]
+        );
+        let big_fields = fields(inits[0]).unwrap();
+        assert!(big_fields.iter().all(|f| f.number != TENSOR_RAW_DATA));
+        assert_eq!(big_fields[2].payload, Some(&b"big"[..]), "name kept");
+        assert_eq!(
+            big_fields.last().unwrap().raw,
+            [TENSOR_DATA_LOCATION as u8 * 8, 1]
+        );
+
+        // Already external: a second pass moves nothing.
+        let mut again = Vec::new();
+        let (same, moved) = externalize(&out, "w.data", &mut again).unwrap();
+        assert_eq!((moved, again.len()), (0, 0));
+        assert_eq!(same, out);
+    }
+
+    fn one_initializer_model(raw: &[u8]) -> Vec<u8> {
+        let mut graph = Vec::new();
+        put_bytes(&mut graph, GRAPH_INITIALIZER, &tensor("w", raw));
+        let mut model = Vec::new();
+        put_bytes(&mut model, MODEL_GRAPH, &graph);
+        model
+    }
+
+    #[test]
+    fn the_mapped_copy_is_reused_until_the_source_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let source = tmp.path().join("model.onnx");
+        let dir = tmp.path().join("mapped");
+        std::fs::write(&source, one_initializer_model(&[3u8; 8192])).unwrap();
+        let graph = mapped_model(&source, &dir).unwrap().unwrap();
+        assert_eq!(graph, dir.join("model.onnx"));
+        assert_eq!(std::fs::read(dir.join(DATA_FILE)).unwrap(), vec![3u8; 8192]);
+        let first = std::fs::metadata(&graph).unwrap().modified().unwrap();
+
+        // Same source: nothing rewritten.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        mapped_model(&source, &dir).unwrap().unwrap();
+        assert_eq!(
+            std::fs::metadata(&graph).unwrap().modified().unwrap(),
+            first
+        );
+
+        // Another model at the same path (fp32 swapped for int8): rewritten.
+        std::fs::write(&source, one_initializer_model(&[5u8; 4096])).unwrap();
+        mapped_model(&source, &dir).unwrap().unwrap();
+        assert_eq!(std::fs::read(dir.join(DATA_FILE)).unwrap(), vec![5u8; 4096]);
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+
+        // Nothing large enough to map: no copy, the original is used.
+        std::fs::write(&source, one_initializer_model(&[1u8; 16])).unwrap();
+        assert_eq!(
+            mapped_model(&source, &tmp.path().join("none")).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn not_a_model_is_invalid_data() {
+        let mut sink = Vec::new();
+        let err = externalize(&[0x3a, 0xff], "d", &mut sink).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(err.to_string().starts_with("not an ONNX model"), "{err}");
+    }
+}
