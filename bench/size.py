@@ -36,7 +36,7 @@ GOAL_MB = 80
 # Crate families whose units are summed together in the build-time table.
 FAMILIES = ("lance", "datafusion", "arrow", "aws", "opendal", "object_store",
             "sqlparser", "tree_sitter", "tokenizers", "lindera", "jieba",
-            "rmcp", "fastembed", "ort", "tokio", "serde", "regex")
+            "rmcp", "tokenizers", "ort", "tokio", "serde", "regex")
 SECTIONS = (".text", ".rodata", ".eh_frame", ".gcc_except_table", ".rela.dyn")
 
 

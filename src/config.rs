@@ -181,14 +181,15 @@ pub const CHARS_PER_TOKEN: usize = 3;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Config {
-    /// fastembed model name; only `intfloat/multilingual-e5-small` (384-d) is
+    /// Embedding model name; only `intfloat/multilingual-e5-small` (384-d) is
     /// supported by the E5 prefixing in this release.
     pub embedding_model: String,
     /// A directory holding `model.onnx`, `tokenizer.json`, `config.json`,
     /// `special_tokens_map.json` and `tokenizer_config.json`. When set, the
     /// model is loaded from it and never downloaded.
     pub model_dir: Option<PathBuf>,
-    /// Where fastembed keeps downloaded models (Hugging Face cache layout).
+    /// Where downloaded models are kept (Hugging Face cache layout), with the
+    /// mapped copies of their weights (`mapped/`, see `embed::weights`).
     /// Default: `$XDG_CACHE_HOME/code-intel/models` (or `~/.cache/...`).
     pub model_cache_dir: Option<PathBuf>,
     /// Path of `libonnxruntime.so` (>= 1.24). `ORT_DYLIB_PATH` wins over it.
@@ -479,7 +480,7 @@ impl Config {
         Ok(())
     }
 
-    /// The fastembed cache directory: `model_cache_dir`, else
+    /// The model cache directory: `model_cache_dir`, else
     /// `$XDG_CACHE_HOME/code-intel/models`, else `~/.cache/code-intel/models`.
     /// Never the current directory.
     pub fn resolved_model_cache_dir(&self) -> PathBuf {

@@ -1,11 +1,11 @@
 //! The default embedding model's files: found in the Hugging Face hub cache
-//! fastembed loads from, or downloaded into it from the Hub (or the mirror
+//! the model is loaded from, or downloaded into it from the Hub (or the mirror
 //! `HF_ENDPOINT` names) over [`crate::http`]'s agent, in hf-hub's cache
 //! layout, resumed after an interruption, and checked against the Hub's
 //! checksums before anything loads them.
 //!
 //! `code-intel model pull` runs [`pull`] ahead of time; the first
-//! [`crate::embed::FastEmbedder::load`] without `model_dir` runs it too.
+//! [`crate::embed::LocalEmbedder::load`] without `model_dir` runs it too.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -15,13 +15,11 @@ use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 
-/// Hub repository of the default model (fastembed 7.5's
-/// `EmbeddingModel::MultilingualE5Small`).
+/// Hub repository of the default model.
 pub const MODEL_REPO: &str = "intfloat/multilingual-e5-small";
 
-/// The files fastembed 7.5 reads for that model, as paths in the Hub
-/// repository: the tokenizer files of `load_tokenizer_hf_hub` and the
-/// model's `model_file`.
+/// The files [`crate::embed::onnx`] reads, as paths in the Hub repository:
+/// the tokenizer files and the model (the files fastembed 7.5 read).
 pub const MODEL_REPO_FILES: [&str; 5] = [
     "config.json",
     "special_tokens_map.json",
@@ -68,14 +66,14 @@ pub enum ModelError {
 }
 
 /// The hub cache the default model lives in: `HF_HOME` when set (the rule
-/// fastembed 7.5's `pull_from_hf` applies: the directory itself, no `hub/`
+/// fastembed 7.5's `pull_from_hf` applied, kept so existing caches stay found: the directory itself, no `hub/`
 /// below it), else [`Config::resolved_model_cache_dir`].
 pub fn hub_cache_dir(config: &Config) -> PathBuf {
     hf_home().unwrap_or_else(|| config.resolved_model_cache_dir())
 }
 
-/// `HF_HOME` when set and not empty: fastembed then loads from it whatever
-/// cache directory it is given.
+/// `HF_HOME` when set and not empty: the hub cache then, whatever
+/// `model_cache_dir` says.
 pub fn hf_home() -> Option<PathBuf> {
     std::env::var_os("HF_HOME")
         .filter(|v| !v.is_empty())
@@ -245,7 +243,7 @@ struct Remote {
 /// its own ureq agent with the bundled roots only and no way to pass
 /// another, so behind a TLS-intercepting proxy it could not download; the
 /// cache layout stays hf-hub's ([`Cache`]: `blobs/<etag>`,
-/// `snapshots/<commit>/<file>`, `refs/main`), the one fastembed reads.
+/// `snapshots/<commit>/<file>`, `refs/main`), the one [`cached_files`] reads.
 struct Hub {
     endpoint: String,
     token: Option<String>,

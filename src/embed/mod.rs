@@ -1,8 +1,9 @@
-//! Embeddings: the [`Embedder`] trait, its fastembed implementation with
+//! Embeddings: the [`Embedder`] trait, its ONNX Runtime implementation with
 //! multilingual-e5-small and a remote one ([`endpoint`]), plus ONNX Runtime
 //! discovery.
 
 pub mod endpoint;
+pub mod onnx;
 #[cfg(unix)]
 pub mod service;
 #[cfg(test)]
@@ -11,11 +12,6 @@ pub mod weights;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-use fastembed::{
-    EmbeddingModel, InitOptionsUserDefined, Pooling, TextEmbedding, TextInitOptions,
-    TokenizerFiles, UserDefinedEmbeddingModel,
-};
 
 use crate::config::{CHARS_PER_TOKEN, Config};
 
@@ -56,7 +52,7 @@ pub enum EmbedError {
 /// Blocking (seconds for the local model): call it off the async runtime.
 ///
 /// # Errors
-/// As [`FastEmbedder::load`] and [`endpoint::EndpointEmbedder::new`].
+/// As [`LocalEmbedder::load`] and [`endpoint::EndpointEmbedder::new`].
 pub fn load(config: &Config) -> Result<std::sync::Arc<dyn Embedder>, EmbedError> {
     #[cfg(unix)]
     if config.embedding_endpoint.is_none() && service::enabled(config) {
@@ -72,7 +68,7 @@ pub fn load(config: &Config) -> Result<std::sync::Arc<dyn Embedder>, EmbedError>
     }
     Ok(match &config.embedding_endpoint {
         Some(e) => std::sync::Arc::new(endpoint::EndpointEmbedder::new(e)?),
-        None => std::sync::Arc::new(FastEmbedder::load(config)?),
+        None => std::sync::Arc::new(LocalEmbedder::load(config)?),
     })
 }
 
@@ -188,83 +184,30 @@ pub fn find_or_download_runtime(config: &Config) -> Result<RuntimeInfo, EmbedErr
     }
 }
 
-/// The model's files as fastembed's hub layout names them
-/// (`onnx/model.onnx`, the tokenizer files at the top), each with the file
-/// it is read from: `files` as given, except that `onnx/model.onnx` is the
-/// mapped copy of the weights ([`weights::mapped_model`], kept in
-/// `<cache>/mapped/<hash of the model's path>/`) with its data file beside
-/// it whenever that copy can be made. A failed copy is logged and the
-/// original file used: memory, not results, depends on it.
-fn mapped_layout(mut files: Vec<(String, PathBuf)>, cache: &Path) -> Vec<(String, PathBuf)> {
-    let Some(i) = files.iter().position(|(name, _)| name == "onnx/model.onnx") else {
-        return files;
+/// The model file ONNX Runtime loads: the mapped copy of `model`
+/// ([`weights::mapped_model`], kept in `<cache>/mapped/<hash of the
+/// model's path>/`) whenever it can be made, else `model` itself. A failed
+/// copy is logged: memory, not results, depends on it.
+fn mapped_or_original(model: &Path, cache: &Path) -> PathBuf {
+    let Ok(canonical) = model.canonicalize() else {
+        return model.to_path_buf();
     };
-    let source = files[i].1.clone();
-    let key = source
-        .canonicalize()
-        .map(|p| crate::util::sha256_hex(p.to_string_lossy().as_bytes()))
-        .unwrap_or_default();
-    if key.is_empty() {
-        return files;
-    }
+    let key = crate::util::sha256_hex(canonical.to_string_lossy().as_bytes());
     let dir = cache.join("mapped").join(&key[..16]);
-    match weights::mapped_model(&source, &dir) {
+    match weights::mapped_model(model, &dir) {
         Ok(Some(graph)) => {
             tracing::debug!("model weights mapped from {}", dir.display());
-            files[i].1 = graph;
-            files.push((
-                format!("onnx/{}", weights::DATA_FILE),
-                dir.join(weights::DATA_FILE),
-            ));
-            files
+            graph
         }
-        Ok(None) => files,
+        Ok(None) => model.to_path_buf(),
         Err(e) => {
             tracing::warn!(
                 "could not write the mapped copy of {} into {}: {e}; loading the weights into memory instead (about 0.4 GB more for fp32)",
-                source.display(),
+                model.display(),
                 dir.display()
             );
-            files
+            model.to_path_buf()
         }
-    }
-}
-
-/// Presents `files` (path in the hub layout, file it links to) to fastembed
-/// as a Hugging Face cache (`<cache>/linked/<hash of the targets>/
-/// models--intfloat--multilingual-e5-small/snapshots/local/…` of symlinks,
-/// `refs/main` = `local`), so that ONNX Runtime loads the model from its
-/// file. `None` where symlinks are not available or the directory cannot be
-/// written.
-fn linked_cache(files: &[(String, PathBuf)], cache: &Path) -> Option<PathBuf> {
-    #[cfg(unix)]
-    {
-        let mut targets = Vec::new();
-        for (name, target) in files {
-            targets.push((name, std::path::absolute(target).ok()?));
-        }
-        let all: Vec<String> = targets
-            .iter()
-            .map(|(_, t)| t.display().to_string())
-            .collect();
-        let key = crate::util::sha256_hex(all.join("\n").as_bytes());
-        let root = cache.join("linked").join(&key[..16]);
-        let repo = root.join("models--intfloat--multilingual-e5-small");
-        let snap = repo.join("snapshots").join("local");
-        std::fs::create_dir_all(snap.join("onnx")).ok()?;
-        std::fs::create_dir_all(repo.join("refs")).ok()?;
-        std::fs::write(repo.join("refs").join("main"), "local").ok()?;
-        for (name, target) in targets {
-            let link = snap.join(name);
-            let _ = std::fs::remove_file(&link);
-            std::os::unix::fs::symlink(target, &link).ok()?;
-        }
-        Some(root)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (files, cache);
-        None
     }
 }
 
@@ -391,7 +334,7 @@ fn pip_onnxruntime_dir() -> Option<PathBuf> {
 }
 
 /// True when the model files can be had without a download: `model_dir`
-/// holds them, or the hub cache has every file fastembed reads.
+/// holds them, or the hub cache has every file the model needs.
 pub fn model_present(config: &Config) -> bool {
     match &config.model_dir {
         Some(dir) => MODEL_FILES.iter().all(|f| dir.join(f).is_file()),
@@ -407,59 +350,24 @@ const MODEL_FILES: [&str; 5] = [
     "tokenizer_config.json",
 ];
 
-/// multilingual-e5-small through fastembed (ONNX Runtime, mean pooling,
-/// L2-normalised output).
-pub struct FastEmbedder {
-    model: Mutex<TextEmbedding>,
+/// multilingual-e5-small on ONNX Runtime ([`onnx::E5Session`]: mean
+/// pooling, L2-normalised output).
+pub struct LocalEmbedder {
+    model: Mutex<onnx::E5Session>,
     batch_size: usize,
     /// Cap on a batch's estimated tokens (texts × longest text), 0 = none.
     batch_tokens: usize,
     id: String,
 }
 
-/// A loaded model and its id.
-type Loaded = (TextEmbedding, String);
-
-/// multilingual-e5-small from a Hugging Face cache directory (fastembed's
-/// own loader).
-fn hub_model(cache_dir: PathBuf, threads: usize) -> Result<TextEmbedding, String> {
-    let opts = TextInitOptions::new(EmbeddingModel::MultilingualE5Small)
-        .with_cache_dir(cache_dir)
-        .with_max_length(E5_MAX_TOKENS)
-        .with_intra_threads(threads)
-        .with_session_config("session.intra_op.allow_spinning", "0")
-        .with_show_download_progress(false);
-    TextEmbedding::try_new(opts).map_err(|e| e.to_string())
-}
-
-/// The model from its file through a [`linked_cache`] of [`mapped_layout`]
-/// (weights mapped, not copied); `None` when that cannot be built or does
-/// not load (logged), for the caller to load it another way.
-/// fastembed reads HF_HOME instead of the cache dir it is given, so the
-/// linked cache only works (and is only built) without it.
-fn linked_model(
-    files: Vec<(String, PathBuf)>,
+/// The model of `model_dir` (`model.onnx` and the tokenizer files), with its
+/// id: the weights are identified by size, not by path, so moving the
+/// directory does not force a re-embed and swapping fp32 for int8 does.
+fn dir_model(
+    dir: &Path,
     cache: &Path,
     threads: usize,
-) -> Option<TextEmbedding> {
-    if crate::model::hf_home().is_some() {
-        return None;
-    }
-    let linked = linked_cache(&mapped_layout(files, cache), cache)?;
-    match hub_model(linked, threads) {
-        Ok(m) => Some(m),
-        Err(e) => {
-            tracing::debug!("linked model cache failed: {e}");
-            None
-        }
-    }
-}
-
-/// The model of `model_dir` (`model.onnx` and the tokenizer files), with its
-/// id: the weights are
-/// identified by size, not by path, so moving the directory does not force a
-/// re-embed and swapping fp32 for int8 does.
-fn dir_model(dir: &Path, cache: &Path, threads: usize) -> Result<Loaded, String> {
+) -> Result<(onnx::E5Session, String), String> {
     for f in MODEL_FILES {
         if !dir.join(f).is_file() {
             return Err(format!("{}: not found", dir.join(f).display()));
@@ -469,41 +377,39 @@ fn dir_model(dir: &Path, cache: &Path, threads: usize) -> Result<Loaded, String>
         .map_err(|e| e.to_string())?
         .len();
     let id = format!("multilingual-e5-small:onnx-{size}-bytes");
-    // ONNX Runtime reading the file itself peaks one copy of the weights
-    // lower than loading from our buffer (peak RSS after load: 1067 vs 1513
-    // MiB for fp32, 733 vs 843 MiB for int8; 2026-11-21), so model_dir is
-    // presented to fastembed as a Hugging Face cache of symlinks when
-    // possible.
-    let files = MODEL_FILES
-        .iter()
-        .map(|f| {
-            let name = if *f == "model.onnx" {
-                "onnx/model.onnx"
-            } else {
-                f
-            };
-            (name.to_string(), dir.join(f))
-        })
-        .collect();
-    if let Some(m) = linked_model(files, cache, threads) {
-        return Ok((m, id));
-    }
-    let read =
-        |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("{}: {e}", dir.join(f).display()));
-    let files = TokenizerFiles {
-        tokenizer_file: read("tokenizer.json")?,
-        config_file: read("config.json")?,
-        special_tokens_map_file: read("special_tokens_map.json")?,
-        tokenizer_config_file: read("tokenizer_config.json")?,
+    let model = mapped_or_original(&dir.join("model.onnx"), cache);
+    let files = onnx::ModelFiles {
+        model: &model,
+        tokenizer: &dir.join("tokenizer.json"),
+        config: &dir.join("config.json"),
+        special_tokens_map: &dir.join("special_tokens_map.json"),
+        tokenizer_config: &dir.join("tokenizer_config.json"),
     };
-    let model =
-        UserDefinedEmbeddingModel::new(read("model.onnx")?, files).with_pooling(Pooling::Mean);
-    let opts = InitOptionsUserDefined::new()
-        .with_max_length(E5_MAX_TOKENS)
-        .with_intra_threads(threads)
-        .with_session_config("session.intra_op.allow_spinning", "0");
-    let m = TextEmbedding::try_new_from_user_defined(model, opts).map_err(|e| e.to_string())?;
-    Ok((m, id))
+    Ok((onnx::E5Session::load(&files, E5_MAX_TOKENS, threads)?, id))
+}
+
+/// The default model from the hub cache ([`crate::model::cached_files`]),
+/// with its id.
+fn hub_model(
+    config: &Config,
+    cache: &Path,
+    threads: usize,
+) -> Result<(onnx::E5Session, String), String> {
+    let files: std::collections::HashMap<String, PathBuf> = crate::model::cached_files(config)
+        .ok_or_else(|| format!("the model's files are not all in {}", cache.display()))?
+        .into_iter()
+        .collect();
+    let file = |name: &str| files.get(name).cloned().unwrap_or_default();
+    let model = mapped_or_original(&file("onnx/model.onnx"), cache);
+    let files = onnx::ModelFiles {
+        model: &model,
+        tokenizer: &file("tokenizer.json"),
+        config: &file("config.json"),
+        special_tokens_map: &file("special_tokens_map.json"),
+        tokenizer_config: &file("tokenizer_config.json"),
+    };
+    let session = onnx::E5Session::load(&files, E5_MAX_TOKENS, threads)?;
+    Ok((session, crate::model::MODEL_REPO.to_string()))
 }
 
 /// ONNX Runtime found or downloaded, and the model pulled into the hub
@@ -524,7 +430,7 @@ fn ensure_downloaded(config: &Config) -> Result<RuntimeInfo, EmbedError> {
     Ok(runtime)
 }
 
-impl FastEmbedder {
+impl LocalEmbedder {
     /// Loads ONNX Runtime and the model (from `model_dir`, else the hub
     /// cache, downloading into it first when files are missing: see
     /// [`crate::model::pull`]). Takes seconds (minutes for a download): call
@@ -532,7 +438,7 @@ impl FastEmbedder {
     ///
     /// # Errors
     /// Runtime missing or incompatible, model files missing or unreadable.
-    pub fn load(config: &Config) -> Result<FastEmbedder, EmbedError> {
+    pub fn load(config: &Config) -> Result<LocalEmbedder, EmbedError> {
         let runtime = ensure_downloaded(config)?;
         let _environment = ort::init_from(&runtime.path).map_err(|e| EmbedError::RuntimeLoad {
             path: runtime.path.clone(),
@@ -547,34 +453,22 @@ impl FastEmbedder {
             message,
             cache: cache.clone(),
         };
-        // fastembed panics in some failure paths (e.g. a runtime that vanished
+        // ort panics in some failure paths (e.g. a runtime that vanished
         // after discovery); contain that to an error.
-        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-            || -> Result<Loaded, EmbedError> {
-                match &config.model_dir {
-                    Some(dir) => dir_model(dir, &cache, threads).map_err(model_err),
-                    None => {
-                        let id = "intfloat/multilingual-e5-small".to_string();
-                        let linked = crate::model::cached_files(config)
-                            .and_then(|files| linked_model(files, &cache, threads));
-                        if let Some(m) = linked {
-                            return Ok((m, id));
-                        }
-                        let m = hub_model(cache.clone(), threads).map_err(model_err)?;
-                        Ok((m, id))
-                    }
-                }
-            },
-        ))
-        .map_err(|p| {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "fastembed panicked".into());
-            model_err(msg)
-        })??;
-        Ok(FastEmbedder {
+        let built =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &config.model_dir {
+                Some(dir) => dir_model(dir, &cache, threads),
+                None => hub_model(config, &cache, threads),
+            }))
+            .map_err(|p| {
+                p.downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "ONNX Runtime panicked".into())
+            })
+            .and_then(|r| r)
+            .map_err(model_err)?;
+        Ok(LocalEmbedder {
             model: Mutex::new(built.0),
             batch_size: config.embedding_batch_size,
             batch_tokens: config.embedding_batch_tokens,
@@ -585,12 +479,12 @@ impl FastEmbedder {
     fn run(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut model = self.model.lock().unwrap_or_else(|e| e.into_inner());
         model
-            .embed(texts, Some(self.batch_size))
-            .map_err(|e| EmbedError::Inference(e.to_string()))
+            .embed(&texts, self.batch_size)
+            .map_err(EmbedError::Inference)
     }
 }
 
-impl Embedder for FastEmbedder {
+impl Embedder for LocalEmbedder {
     fn dim(&self) -> usize {
         E5_DIM
     }

@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{EmbedError, Embedder, FastEmbedder};
+use super::{EmbedError, Embedder, LocalEmbedder};
 use crate::config::Config;
 
 /// Version of the line protocol (part of the socket's name).
@@ -340,7 +340,7 @@ fn connect_or_start(path: &Path, config: &Config) -> Result<(Conn, Hello), Strin
 /// # Errors
 /// The model cannot be loaded or the socket cannot be bound.
 pub fn serve(socket: &Path, config: &Config) -> anyhow::Result<()> {
-    let embedder = Arc::new(FastEmbedder::load(config)?);
+    let embedder = Arc::new(LocalEmbedder::load(config)?);
     let listener = match UnixListener::bind(socket) {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse && Conn::open(socket).is_ok() => {
@@ -440,7 +440,7 @@ fn client_left(reader: &mut BufReader<UnixStream>) -> bool {
 fn serve_client(
     stream: UnixStream,
     hello: &str,
-    embedder: &FastEmbedder,
+    embedder: &LocalEmbedder,
     waiting: &AtomicUsize,
     passages: &mpsc::Sender<Job>,
 ) -> std::io::Result<()> {

@@ -59,8 +59,6 @@ def test_first_index_downloads_the_model_from_the_mirror(tmp_path):
         data = list((cache / "mapped").glob("*/model.onnx.data"))
         assert len(data) == 1 and size * 0.9 < data[0].stat().st_size < size * 1.1, data
         assert (data[0].parent / "model.onnx").stat().st_size < size // 100
-        links = list((cache / "linked").glob("*/*/snapshots/local/onnx/model.onnx.data"))
-        assert [p.resolve() for p in links] == [data[0].resolve()], links
         again = run(["model", "pull", "--repo", str(repo)], env)
         assert "is present in" in again.stdout
         assert len(mirror.requests) == served
