@@ -6,7 +6,7 @@
 #   protoc          LanceDB's build needs it (apt package protobuf-compiler)
 #   ONNX Runtime    libonnxruntime.so >= 1.24, loaded at run time (ORT_DYLIB_PATH)
 #   test models     ../shared/tools/test-models/build.sh when it exists (offline
-#                   multilingual-e5-small); elsewhere fastembed downloads the
+#                   multilingual-e5-small); elsewhere code-intel downloads the
 #                   model on first use and only ONNX Runtime is fetched here.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)

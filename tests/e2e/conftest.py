@@ -31,8 +31,8 @@ def run_bin(args, env, check=True, timeout=900):
 
 
 def model_env(**extra):
-    """Environment for a server with the offline test model: fastembed's
-    named-model path over the Hugging Face cache that test-models builds."""
+    """Environment for a server with the offline test model: the default
+    model's path, over the Hugging Face cache that test-models builds."""
     env = dict(os.environ)
     env.pop("CODE_INTEL_MODEL_DIR", None)
     env["CODE_INTEL_MODEL_CACHE"] = str(Path(ASSETS) / "hf-cache")

@@ -68,7 +68,7 @@ def test_killed_download_resumes_and_corrupt_file_is_refused(tmp_path):
     repo = make_repo(tmp_path)
     home = tmp_path / "hf-home"
     with HubMirror(MODEL_DIR) as mirror:
-        # HF_HOME names the cache (as for fastembed) when set.
+        # HF_HOME names the cache (as for Hugging Face's tools) when set.
         env = mirror_env(os.environ, mirror, HF_HOME=str(home))
         size = mirror.files["onnx/model.onnx"]["size"]
         cut = 64 * 1024 * 1024
