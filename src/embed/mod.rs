@@ -377,15 +377,7 @@ fn dir_model(
         .map_err(|e| e.to_string())?
         .len();
     let id = format!("multilingual-e5-small:onnx-{size}-bytes");
-    let model = mapped_or_original(&dir.join("model.onnx"), cache);
-    let files = onnx::ModelFiles {
-        model: &model,
-        tokenizer: &dir.join("tokenizer.json"),
-        config: &dir.join("config.json"),
-        special_tokens_map: &dir.join("special_tokens_map.json"),
-        tokenizer_config: &dir.join("tokenizer_config.json"),
-    };
-    Ok((onnx::E5Session::load(&files, E5_MAX_TOKENS, threads)?, id))
+    Ok((load_session(|f| dir.join(f), cache, threads)?, id))
 }
 
 /// The default model from the hub cache ([`crate::model::cached_files`]),
@@ -395,12 +387,30 @@ fn hub_model(
     cache: &Path,
     threads: usize,
 ) -> Result<(onnx::E5Session, String), String> {
+    // Keyed by file name: the hub keeps the model under `onnx/`.
     let files: std::collections::HashMap<String, PathBuf> = crate::model::cached_files(config)
         .ok_or_else(|| format!("the model's files are not all in {}", cache.display()))?
         .into_iter()
+        .map(|(repo_path, file)| {
+            (
+                repo_path.rsplit('/').next().unwrap_or_default().to_string(),
+                file,
+            )
+        })
         .collect();
     let file = |name: &str| files.get(name).cloned().unwrap_or_default();
-    let model = mapped_or_original(&file("onnx/model.onnx"), cache);
+    let session = load_session(file, cache, threads)?;
+    Ok((session, crate::model::MODEL_REPO.to_string()))
+}
+
+/// A session on the model whose [`MODEL_FILES`] `file` locates by name,
+/// its weights mapped when possible ([`mapped_or_original`]).
+fn load_session(
+    file: impl Fn(&str) -> PathBuf,
+    cache: &Path,
+    threads: usize,
+) -> Result<onnx::E5Session, String> {
+    let model = mapped_or_original(&file("model.onnx"), cache);
     let files = onnx::ModelFiles {
         model: &model,
         tokenizer: &file("tokenizer.json"),
@@ -408,8 +418,7 @@ fn hub_model(
         special_tokens_map: &file("special_tokens_map.json"),
         tokenizer_config: &file("tokenizer_config.json"),
     };
-    let session = onnx::E5Session::load(&files, E5_MAX_TOKENS, threads)?;
-    Ok((session, crate::model::MODEL_REPO.to_string()))
+    onnx::E5Session::load(&files, E5_MAX_TOKENS, threads)
 }
 
 /// ONNX Runtime found or downloaded, and the model pulled into the hub

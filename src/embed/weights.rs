@@ -206,9 +206,12 @@ pub const DATA_FILE: &str = "model.onnx.data";
 /// `model.onnx` rewritten by [`externalize`] into `dir` (as `model.onnx` and
 /// [`DATA_FILE`]), reusing the copy already there when `dir/source` records
 /// the same source (canonical path, size, modification time). Files are
-/// written under temporary names and renamed, so a process that loads
-/// meanwhile sees the old pair or the new one; two processes converting at
-/// once write the same bytes.
+/// written under temporary names and renamed one after the other (data,
+/// model, stamp), so no reader sees a half-written file; two processes
+/// converting the same source at once write the same bytes. (A process
+/// loading in the instant between two renames after the source itself
+/// changed could pair the new data with the old model; the next load
+/// finds the stamp and both files current.)
 ///
 /// Returns the mapped model's path, or `None` when `source` keeps no
 /// initializer inline (nothing to map). Costs a second copy of the weights
