@@ -8,6 +8,7 @@ pub mod onnx;
 pub mod service;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod unigram;
 pub mod weights;
 
 use std::path::{Path, PathBuf};

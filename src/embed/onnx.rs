@@ -1,5 +1,6 @@
 //! multilingual-e5-small on ONNX Runtime directly: the tokenizer of
-//! `tokenizer.json` (Hugging Face `tokenizers`), a session on the model file
+//! `tokenizer.json` (Hugging Face `tokenizers`, its Unigram vocabulary held
+//! as a [`CompactUnigram`]), a session on the model file
 //! (its weights mapped, see [`super::weights`]), mean pooling over the
 //! attention mask and L2 normalisation.
 //!
@@ -24,7 +25,13 @@ use ort::environment::Environment;
 use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::value::Tensor;
-use tokenizers::{AddedToken, PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{
+    AddedToken, DecoderWrapper, Model, ModelWrapper, NormalizerWrapper, PaddingParams,
+    PaddingStrategy, PostProcessorWrapper, PreTokenizerWrapper, Token, TokenizerBuilder,
+    TokenizerImpl, TruncationParams,
+};
+
+use super::unigram::{CompactUnigram, UnigramJson};
 
 /// The files a model directory holds, as fastembed's `TokenizerFiles` and
 /// `model_file` name them.
@@ -39,7 +46,7 @@ pub struct ModelFiles<'a> {
 /// A loaded model: call [`E5Session::embed`] from one thread at a time.
 pub struct E5Session {
     session: Session,
-    tokenizer: Tokenizer,
+    tokenizer: E5Tokenizer,
     /// The model has a `token_type_ids` input (the Hub's e5 export does).
     token_type_ids: bool,
 }
@@ -60,6 +67,149 @@ fn environment() -> Result<Environment, String> {
     Ok(e)
 }
 
+/// The tokenizer: `tokenizer.json`'s pipeline around its model.
+type E5Tokenizer = TokenizerImpl<
+    VocabModel,
+    NormalizerWrapper,
+    PreTokenizerWrapper,
+    PostProcessorWrapper,
+    DecoderWrapper,
+>;
+
+/// The tokenizer's model: a Unigram vocabulary (e5's, XLM-R's) in the
+/// compact form of [`CompactUnigram`], any other kind as the `tokenizers`
+/// crate loads it.
+enum VocabModel {
+    Unigram(CompactUnigram),
+    Other(ModelWrapper),
+}
+
+impl Model for VocabModel {
+    type Trainer = tokenizers::models::TrainerWrapper;
+    fn tokenize(&self, sequence: &str) -> tokenizers::Result<Vec<Token>> {
+        match self {
+            VocabModel::Unigram(m) => m.tokenize(sequence),
+            VocabModel::Other(m) => m.tokenize(sequence),
+        }
+    }
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        match self {
+            VocabModel::Unigram(m) => m.token_to_id(token),
+            VocabModel::Other(m) => m.token_to_id(token),
+        }
+    }
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        match self {
+            VocabModel::Unigram(m) => m.id_to_token(id),
+            VocabModel::Other(m) => m.id_to_token(id),
+        }
+    }
+    fn get_vocab(&self) -> std::collections::HashMap<String, u32> {
+        match self {
+            VocabModel::Unigram(m) => m.get_vocab(),
+            VocabModel::Other(m) => m.get_vocab(),
+        }
+    }
+    fn get_vocab_size(&self) -> usize {
+        match self {
+            VocabModel::Unigram(m) => m.get_vocab_size(),
+            VocabModel::Other(m) => m.get_vocab_size(),
+        }
+    }
+    fn save(
+        &self,
+        folder: &Path,
+        prefix: Option<&str>,
+    ) -> tokenizers::Result<Vec<std::path::PathBuf>> {
+        match self {
+            VocabModel::Unigram(m) => m.save(folder, prefix),
+            VocabModel::Other(m) => m.save(folder, prefix),
+        }
+    }
+    fn get_trainer(&self) -> Self::Trainer {
+        match self {
+            VocabModel::Unigram(m) => m.get_trainer(),
+            VocabModel::Other(m) => m.get_trainer(),
+        }
+    }
+}
+
+/// The parts of `tokenizer.json` the pipeline is built from (what the
+/// crate's `Tokenizer` deserializer reads; `truncation` and `padding` are
+/// left out because [`load_tokenizer`] sets both).
+#[derive(serde::Deserialize)]
+struct TokenizerJson<M> {
+    #[serde(default)]
+    added_tokens: Vec<AddedToken>,
+    normalizer: Option<NormalizerWrapper>,
+    pre_tokenizer: Option<PreTokenizerWrapper>,
+    post_processor: Option<PostProcessorWrapper>,
+    decoder: Option<DecoderWrapper>,
+    model: M,
+}
+
+/// Reads `tokenizer.json` as the crate's `Tokenizer::from_file` does, with
+/// a Unigram model built as a [`CompactUnigram`] (its vocabulary is never
+/// built as the crate's trie, not even for a moment: the heap would keep
+/// it).
+///
+/// # Errors
+/// The file is unreadable or not a tokenizer the crate can read; the
+/// message names the file.
+fn read_tokenizer(path: &Path) -> Result<E5Tokenizer, String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let bytes = std::fs::read(path).map_err(|e| err(&e))?;
+    let (json, model) = match serde_json::from_slice::<TokenizerJson<UnigramJson>>(&bytes) {
+        Ok(json) if json.model.kind == "Unigram" => {
+            let (json, vocab) = json.take_model();
+            let model = CompactUnigram::new(vocab).map_err(|e| err(&e))?;
+            (json, VocabModel::Unigram(model))
+        }
+        _ => {
+            let json = serde_json::from_slice::<TokenizerJson<ModelWrapper>>(&bytes)
+                .map_err(|e| err(&e))?;
+            let (json, model) = json.take_model();
+            (json, VocabModel::Other(model))
+        }
+    };
+    let mut tokenizer = TokenizerBuilder::new()
+        .with_model(model)
+        .with_normalizer(json.normalizer)
+        .with_pre_tokenizer(json.pre_tokenizer)
+        .with_post_processor(json.post_processor)
+        .with_decoder(json.decoder)
+        .build()
+        .map_err(|e| err(&e))?;
+    tokenizer
+        .add_tokens(json.added_tokens)
+        .map_err(|e| err(&e))?;
+    Ok(tokenizer)
+}
+
+impl<M> TokenizerJson<M> {
+    fn take_model(self) -> (TokenizerJson<()>, M) {
+        let TokenizerJson {
+            added_tokens,
+            normalizer,
+            pre_tokenizer,
+            post_processor,
+            decoder,
+            model,
+        } = self;
+        (
+            TokenizerJson {
+                added_tokens,
+                normalizer,
+                pre_tokenizer,
+                post_processor,
+                decoder,
+                model: (),
+            },
+            model,
+        )
+    }
+}
+
 fn read_json(path: &Path) -> Result<serde_json::Value, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
@@ -71,12 +221,11 @@ fn read_json(path: &Path) -> Result<serde_json::Value, String> {
 /// the vocabulary, else 0), truncation at `max_length` tokens (at most the
 /// tokenizer's `model_max_length`), the special tokens of
 /// `special_tokens_map.json` registered.
-fn load_tokenizer(files: &ModelFiles, max_length: usize) -> Result<Tokenizer, String> {
+fn load_tokenizer(files: &ModelFiles, max_length: usize) -> Result<E5Tokenizer, String> {
     let config = read_json(files.config)?;
     let special = read_json(files.special_tokens_map)?;
     let tokenizer_config = read_json(files.tokenizer_config)?;
-    let mut tokenizer = Tokenizer::from_file(files.tokenizer)
-        .map_err(|e| format!("{}: {e}", files.tokenizer.display()))?;
+    let mut tokenizer = read_tokenizer(files.tokenizer)?;
     let model_max = tokenizer_config["model_max_length"]
         .as_f64()
         .ok_or("tokenizer_config.json has no numeric model_max_length")?;
@@ -270,6 +419,116 @@ fn mean_normalized(tokens: &[f32], mask: &[i64], dim: usize) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
+
+    /// The e5 tokenizer the test command provides (`scripts/setup.sh` exports
+    /// `CODE_INTEL_ASSETS`, `../shared/tools/test-models/build.sh` builds it).
+    fn e5_tokenizer() -> Option<PathBuf> {
+        let dir = std::env::var_os("CODE_INTEL_MODEL_DIR")
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("CODE_INTEL_ASSETS")
+                    .map(|a| PathBuf::from(a).join("models/multilingual-e5-small"))
+            })?;
+        Some(dir.join("tokenizer.json"))
+    }
+
+    /// Every text file under `dir` (recursively), read whole.
+    fn texts_under(dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            {
+                continue;
+            }
+            if path.is_dir() {
+                texts_under(&path, out);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                out.push(text);
+            }
+        }
+    }
+
+    /// [`read_tokenizer`] (the vocabulary as a [`CompactUnigram`]) gives the
+    /// ids, tokens and offsets of the crate's own `Tokenizer::from_file`
+    /// (its `Unigram`) on every file of this repository's `src/` and
+    /// `tests/` (English, Japanese, code), on texts made to hit unknown
+    /// characters, fused unknowns and special tokens, and on the files under
+    /// the directories of `CODE_INTEL_TOKENIZER_CORPUS` (`:`-separated; how
+    /// the wider check of the closing note was run).
+    #[test]
+    fn same_tokens_as_the_crate() {
+        let Some(path) = e5_tokenizer() else {
+            eprintln!(
+                "CODE_INTEL_ASSETS / CODE_INTEL_MODEL_DIR not set: run through scripts/test.sh"
+            );
+            return;
+        };
+        assert!(path.is_file(), "{} missing", path.display());
+        let crate_tokenizer = tokenizers::Tokenizer::from_file(&path).unwrap();
+        let ours = read_tokenizer(&path).unwrap();
+        assert!(matches!(ours.get_model(), VocabModel::Unigram(_)));
+        assert_eq!(
+            ours.get_vocab_size(true),
+            crate_tokenizer.get_vocab_size(true)
+        );
+
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts: Vec<String> = [
+            "",
+            " ",
+            "ログイン時にパスワードを検証する",
+            "プレイリストを削除する play a song",
+            // Characters with no piece of their own: unknown, fused.
+            "\u{10FFFF}\u{10FFFE} x \u{E000}\u{E001}\u{E002}y",
+            "<unk> <s> </s> <pad> <mask> a<mask>b",
+            "\u{1F600}\u{1F9D1}\u{200D}\u{1F4BB} ☃ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \t\r\n\u{0}\u{7}",
+            "Ａｐｐ\\Ｈｔｔｐ ｶﾀｶﾅ ①②③ ﬁ",
+        ]
+        .map(String::from)
+        .to_vec();
+        texts_under(&root.join("src"), &mut texts);
+        texts_under(&root.join("tests"), &mut texts);
+        for dir in std::env::var("CODE_INTEL_TOKENIZER_CORPUS")
+            .unwrap_or_default()
+            .split(':')
+        {
+            if !dir.is_empty() {
+                texts_under(Path::new(dir), &mut texts);
+            }
+        }
+        // The made-up texts do reach the unknown-character path.
+        let unk = crate_tokenizer.token_to_id("<unk>").unwrap();
+        assert!(
+            crate_tokenizer
+                .encode(texts[4].as_str(), true)
+                .unwrap()
+                .get_ids()
+                .contains(&unk)
+        );
+        assert!(texts.len() > 100, "only {} texts", texts.len());
+        let mut tokens = 0;
+        for text in &texts {
+            let a = crate_tokenizer.encode(text.as_str(), true).unwrap();
+            let b = ours.encode(text.as_str(), true).unwrap();
+            assert_eq!(
+                a.get_ids(),
+                b.get_ids(),
+                "ids differ on {:?}",
+                &text[..text.len().min(200)]
+            );
+            assert_eq!(a.get_tokens(), b.get_tokens());
+            assert_eq!(a.get_offsets(), b.get_offsets());
+            assert_eq!(a.get_special_tokens_mask(), b.get_special_tokens_mask());
+            tokens += a.len();
+        }
+        eprintln!("{} texts, {tokens} tokens: the same", texts.len());
+    }
 
     #[test]
     fn mean_pooling_skips_padding_and_normalises() {
