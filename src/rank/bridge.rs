@@ -260,9 +260,14 @@ fn consonants(s: &str) -> Vec<u8> {
     out
 }
 
-/// The skeleton of a katakana term's reading.
+/// The skeleton of a katakana term's reading. ン before a labial (p, b, m)
+/// is read `m`, as traditional Hepburn writes it (インポート `import`,
+/// コンピュータ `computer`).
 pub fn katakana_skeleton(term: &str) -> Vec<u8> {
     let r = romanize(term)
+        .replace("np", "mp")
+        .replace("nb", "mb")
+        .replace("nm", "mm")
         .replace("shi", "S")
         .replace("sh", "S")
         .replace("chi", "C")
@@ -277,7 +282,9 @@ pub fn katakana_skeleton(term: &str) -> Vec<u8> {
 /// The skeleton of an English word as a Japanese reading would sound:
 /// `-tion`/`-sion` → S n, `ph` → F, `qu` → k w, `x` → k s, `th` → s, soft
 /// `c` → s, hard `c` → k, final `-er`/`-or`/`-ar`/`-re` → vowel, silent
-/// final `e`.
+/// final `e`, and an `r` between a vowel and a consonant dropped, as
+/// loanwords drop it (import → インポート, shortcut → ショートカット, format →
+/// フォーマット).
 pub fn english_skeleton(word: &str) -> Vec<u8> {
     let mut w = word.to_ascii_lowercase();
     for (from, to) in [
@@ -319,7 +326,19 @@ pub fn english_skeleton(word: &str) -> Vec<u8> {
     if w.len() > 3 && w.ends_with('e') {
         w.pop();
     }
-    consonants(&w)
+    let bytes = w.as_bytes();
+    let vowel = |b: Option<&u8>| b.is_some_and(|b| b"aeiou".contains(b));
+    let w: Vec<u8> = (0..bytes.len())
+        .filter(|&i| {
+            let next = bytes.get(i + 1);
+            !(bytes[i] == b'r'
+                && i > 0
+                && vowel(bytes.get(i - 1))
+                && next.is_some_and(|b| b.is_ascii_alphabetic() && !b"aeiouy".contains(b)))
+        })
+        .map(|i| bytes[i])
+        .collect();
+    consonants(&String::from_utf8_lossy(&w))
 }
 
 /// Cost of substituting one skeleton symbol for another: 0 for equal,
@@ -396,6 +415,17 @@ mod tests {
         ] {
             assert!(reading(k, w) >= 0.85, "{k} / {w}: {}", reading(k, w));
         }
+        // Loanword rules: ン before a labial, r before a consonant.
+        for (k, w) in [
+            ("インポート", "import"),
+            ("ショートカット", "shortcut"),
+            ("フォーマット", "format"),
+            ("コンピュータ", "computer"),
+            ("ソート", "sort"),
+        ] {
+            assert!(reading(k, w) >= 0.85, "{k} / {w}: {}", reading(k, w));
+        }
+        assert!(reading("インポート", "import") > reading("インポート", "input"));
         for (k, w) in [
             ("トランザクション", "truncate"),
             ("フェイク", "queue"),
