@@ -17,7 +17,7 @@ Japanese; the same commits in English): recall@1/5/10 and MRR, and `query`
 latency p50/p95 (client-side, warm server).
 
     bench/run.sh retrieval REPO [--before 2026-06-01] [--ja bench/sets/laravel-ja.tsv]
-    (koel/koel at b73c97ff92: --ja bench/sets/koel-ja.tsv)
+    (koel/koel at b73c97ff92: --ja bench/sets/koel-ja.tsv or koel-ja-translations.tsv)
                                 [--total 200] [--plain 100] [--json rows.json]
 """
 
