@@ -530,6 +530,39 @@ mod tests {
         eprintln!("{} texts, {tokens} tokens: the same", texts.len());
     }
 
+    /// A tokenizer whose model is not Unigram (a word-level one here) is
+    /// loaded by the crate as before, and tokenizes as the crate does.
+    #[test]
+    fn other_models_load_as_the_crate_loads_them() {
+        use tokenizers::models::wordlevel::WordLevel;
+        use tokenizers::pre_tokenizers::whitespace::Whitespace;
+        let vocab = [("[UNK]", 0), ("play", 1), ("a", 2), ("song", 3)]
+            .into_iter()
+            .map(|(w, i)| (w.to_string(), i))
+            .collect();
+        let model = WordLevel::builder()
+            .vocab(vocab)
+            .unk_token("[UNK]".into())
+            .build()
+            .unwrap();
+        let mut original = tokenizers::Tokenizer::new(model);
+        original.with_pre_tokenizer(Some(Whitespace {}));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokenizer.json");
+        original.save(&path, false).unwrap();
+        let ours = read_tokenizer(&path).unwrap();
+        assert!(matches!(ours.get_model(), VocabModel::Other(_)));
+        let a = original.encode("play a lovely song", false).unwrap();
+        let b = ours.encode("play a lovely song", false).unwrap();
+        assert_eq!(a.get_ids(), &[1, 2, 0, 3]);
+        assert_eq!(a.get_ids(), b.get_ids());
+        assert_eq!(a.get_offsets(), b.get_offsets());
+        // Not a tokenizer at all: an error naming the file.
+        std::fs::write(&path, "{}").unwrap();
+        let e = read_tokenizer(&path).err().unwrap();
+        assert!(e.contains("tokenizer.json"), "{e}");
+    }
+
     #[test]
     fn mean_pooling_skips_padding_and_normalises() {
         // Two tokens kept ([1,0] and [3,0]), one padding token ignored.

@@ -76,8 +76,8 @@ const HASH_LOOKUP_BATCH: usize = 512;
 /// version per batch, each with its own full-text index segments, and the
 /// caches keep what queries read of each (what bounding them saves:
 /// [`cache_session`]).
-pub const INDEX_CACHE_BYTES: usize = 128 << 20;
-pub const METADATA_CACHE_BYTES: usize = 32 << 20;
+const INDEX_CACHE_BYTES: usize = 128 << 20;
+const METADATA_CACHE_BYTES: usize = 32 << 20;
 
 /// A LanceDB session with caches bounded by [`INDEX_CACHE_BYTES`] and
 /// [`METADATA_CACHE_BYTES`]. Measured 2026-11-25 (a cold `serve` on koel at
@@ -85,7 +85,7 @@ pub const METADATA_CACHE_BYTES: usize = 32 << 20;
 /// the two builds one after the other): the `serve`'s peak `VmHWM` 352 MB
 /// with Lance's defaults, 325 MB bounded; 20 warm `query` calls after it,
 /// p50 66 ms and 64 ms.
-pub fn cache_session() -> Arc<lancedb::Session> {
+fn cache_session() -> Arc<lancedb::Session> {
     Arc::new(lancedb::Session::new(
         INDEX_CACHE_BYTES,
         METADATA_CACHE_BYTES,
