@@ -160,9 +160,7 @@ impl CompactUnigram {
             };
             size + 1
         ];
-        let mut start = 0;
-        for (start_char, ch) in sentence.char_indices() {
-            debug_assert_eq!(start, start_char);
+        for (start, ch) in sentence.char_indices() {
             let here = best[start].score;
             let mblen = ch.len_utf8();
             let mut single = false;
@@ -189,7 +187,6 @@ impl CompactUnigram {
                     };
                 }
             }
-            start += mblen;
         }
         // Back from the end; unknowns next to each other become one range.
         let mut out: Vec<(usize, usize, Option<u32>)> = Vec::new();
