@@ -261,6 +261,12 @@ pub struct Config {
     /// 5,955 chunks (`public/vendor/horizon/*.css` 4,554, `composer.lock`
     /// 522). Remove a class from the list to index it.
     pub index_exclude_classes: Vec<FileClass>,
+    /// Locales whose translation files (`lang/ja/`, `locales/ja.json`) are
+    /// the application's own text: indexed and ranked as source, not
+    /// `l10n`. English is always one; a sync adds the locales the
+    /// application's `config/app.php` names (`locale`, `fallback_locale`,
+    /// `framework::locales`). List others here (`["ja"]`).
+    pub index_locales: Vec<String>,
     /// Repo-relative directories indexed first (the code users ask about:
     /// `app`, `src`, …), so that part of the index is ready early. `init`
     /// fills it from the directories it finds; empty = repository order.
@@ -311,6 +317,7 @@ impl Default for Config {
                 FileClass::Vendored,
                 FileClass::L10n,
             ],
+            index_locales: Vec::new(),
             source_dirs: Vec::new(),
             tool_timeout_seconds: 60,
             phase_scoped_tools: false,

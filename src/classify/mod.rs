@@ -13,6 +13,14 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod licence;
+
+/// Version of the classification rules: an index classified under another
+/// version reads every file again (vectors are reused by content hash).
+/// 2: locale variants (`lang/de_informal/`) are `l10n`; another project's
+/// licence marks its directory `vendored` ([`licence`]).
+pub const RULES_VERSION: u32 = 2;
+
 /// The class of a file.
 #[derive(
     Debug,
@@ -177,17 +185,20 @@ const L10N_DIRS: &[&str] = &["lang", "langs", "locale", "locales", "i18n", "tran
 /// Locales whose translations are the source text (the rest are `l10n`).
 pub const SOURCE_LOCALES: &[&str] = &["en", "en_us", "en-us", "en_gb", "en-gb"];
 
-/// `fr`, `pt_BR`, `zh-Hans`, `es-419`: a locale code.
+/// `fr`, `pt_BR`, `zh-Hans`, `es-419`, `zh_Hant_TW`, `de_informal`: a locale
+/// code (BCP 47's shape: a language of 2–3 lowercase letters, then at most
+/// two subtags of 2–8 letters or digits — script, region, variant).
+/// BookStackApp/BookStack ships `lang/de_informal/` beside `lang/de/`.
 fn is_locale(s: &str) -> bool {
-    let (lang, region) = match s.split_once(['_', '-']) {
-        Some((l, r)) => (l, Some(r)),
-        None => (s, None),
-    };
+    let mut parts = s.split(['_', '-']);
+    let lang = parts.next().unwrap_or("");
+    let subtags: Vec<&str> = parts.collect();
     (2..=3).contains(&lang.len())
         && lang.chars().all(|c| c.is_ascii_lowercase())
-        && region.is_none_or(|r| {
-            (2..=4).contains(&r.len()) && r.chars().all(|c| c.is_ascii_alphanumeric())
-        })
+        && subtags.len() <= 2
+        && subtags
+            .iter()
+            .all(|r| (2..=8).contains(&r.len()) && r.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
 /// The locale a translation path is for: the segment (or file stem) after

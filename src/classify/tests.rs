@@ -51,6 +51,9 @@ fn classes_by_path_and_content() {
         ("lang/fr/auth.php", L10n),
         ("lang/pt_BR/entities.php", L10n),
         ("lang/de.json", L10n),
+        ("lang/de_informal/entities.php", L10n),
+        ("lang/zh_Hant_TW/common.php", L10n),
+        ("lang/helpers/format.php", Source),
         ("resources/js/locales/ja/common.json", L10n),
         ("app/Http/Controllers/LanguageController.php", Source),
         // Libraries copied into the web root.

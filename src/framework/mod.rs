@@ -16,6 +16,7 @@
 //! Facts go to [`Chunk::meta`] (a JSON object) and [`Chunk::related`].
 
 pub mod conventions;
+pub mod locales;
 mod php;
 
 use serde_json::{Map, Value, json};

@@ -114,9 +114,6 @@ pub struct Graph {
     edges: usize,
 }
 
-/// Locales whose translation files are the source (the rest are `l10n`).
-pub const SOURCE_LOCALES: &[&str] = &["en"];
-
 impl Graph {
     /// Resolves every file's facts against the repository's files (`files`:
     /// every walked file, repo-relative).
@@ -294,6 +291,11 @@ struct Resolver<'a> {
     routes: HashMap<&'a str, Vec<&'a str>>,
     /// Lowercase file stem → config files (`config/app.php`, `app/Config/app.php`).
     configs: HashMap<String, Vec<&'a str>>,
+    /// Translation group (`auth` of `__('auth.failed')`) → the indexed
+    /// files of it (`lang/en/auth.php`, `resources/lang/ja/auth.php`): the
+    /// application's own locales, since other locales are `l10n` and not
+    /// indexed (`Config::index_locales`).
+    translations: HashMap<&'a str, Vec<&'a str>>,
     /// Roots of `@/` aliases found by a file-name suffix (see `script`), tried
     /// before the next scan.
     alias_roots: std::cell::RefCell<Vec<String>>,
@@ -303,7 +305,16 @@ impl<'a> Resolver<'a> {
     fn new(facts: &'a BTreeMap<String, FileFacts>, files: &'a BTreeSet<String>) -> Resolver<'a> {
         let mut classes: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut routes: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut translations: HashMap<&str, Vec<&str>> = HashMap::new();
         for (file, f) in facts {
+            let in_lang = file
+                .strip_prefix("lang/")
+                .or_else(|| file.strip_prefix("resources/lang/"));
+            if let Some((_, group)) = in_lang.and_then(|r| r.split_once('/'))
+                && let Some(group) = group.strip_suffix(".php")
+            {
+                translations.entry(group).or_default().push(file.as_str());
+            }
             for d in &f.defines {
                 classes.entry(d.as_str()).or_default().push(file.as_str());
             }
@@ -330,6 +341,7 @@ impl<'a> Resolver<'a> {
             classes,
             routes,
             configs,
+            translations,
             alias_roots: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -407,15 +419,11 @@ impl<'a> Resolver<'a> {
                 .get(&t.to_ascii_lowercase())
                 .map(|v| v.iter().map(|s| (*s).to_string()).collect())
                 .unwrap_or_default(),
-            RefKind::Trans => SOURCE_LOCALES
-                .iter()
-                .flat_map(|l| {
-                    self.existing([
-                        format!("lang/{l}/{t}.php"),
-                        format!("resources/lang/{l}/{t}.php"),
-                    ])
-                })
-                .collect(),
+            RefKind::Trans => self
+                .translations
+                .get(t)
+                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
+                .unwrap_or_default(),
             RefKind::RouteName => self
                 .routes
                 .get(t)

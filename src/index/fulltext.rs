@@ -116,6 +116,7 @@ mod tests {
             abs: PathBuf::from(rel),
             size,
             mtime_ns: 7,
+            foreign: None,
         }
     }
 

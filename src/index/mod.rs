@@ -1,7 +1,7 @@
 //! Sync: walk → fingerprint → chunk → embed (only new content hashes) →
 //! store. Incremental, resumable after a kill, and observable while it runs.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -268,7 +268,7 @@ async fn plan_sync(
 
     // Changed admission settings: files skipped or kept under the old ones
     // are all read again (vectors are reused by content hash).
-    let admission = admission_rules(config);
+    let admission = admission_rules(config, &foreign_reasons(&candidates));
     let recheck = state.admission != admission;
     if recheck {
         state.skipped.clear();
@@ -289,6 +289,7 @@ async fn run_sync(
     progress: &Progress,
 ) -> Result<SyncReport, IndexError> {
     let started = Instant::now();
+    let config = &with_app_locales(repo, config);
     progress.lexical_total.store(0, Ordering::SeqCst);
     progress.lexical_done.store(0, Ordering::SeqCst);
     progress.files_total.store(0, Ordering::SeqCst);
@@ -548,6 +549,7 @@ mod tests {
             abs: PathBuf::from(r),
             size: 1,
             mtime_ns: 0,
+            foreign: None,
         })
         .collect();
         source_dirs_first(&mut todo, &["src".into(), "app/".into()]);

@@ -55,18 +55,24 @@ pub struct SyncState {
     #[serde(default)]
     pub vocabulary_words: usize,
     /// The settings that decide which files are indexed
-    /// (`index_exclude_classes`, `max_file_size`, `max_chunks`) at the last
-    /// sync; when they change, every file is read again.
+    /// (`index_exclude_classes`, `max_file_size`, `max_chunks`,
+    /// `index_locales` with the detected ones), the
+    /// classifier's rules version and the foreign trees the walk found, at
+    /// the last sync; when they change, every file is read again.
     #[serde(default)]
     pub admission: String,
 }
 
-/// [`SyncState::admission`] of a configuration.
-pub(super) fn admission_rules(config: &Config) -> String {
+/// [`SyncState::admission`] of a configuration and the walk's foreign
+/// trees (`foreign`: their reasons, [`foreign_reasons`]).
+pub(super) fn admission_rules(config: &Config, foreign: &[String]) -> String {
     serde_json::json!([
         config.index_exclude_classes,
         config.max_file_size,
-        config.max_chunks
+        config.max_chunks,
+        config.index_locales,
+        crate::classify::RULES_VERSION,
+        foreign
     ])
     .to_string()
 }

@@ -10,6 +10,9 @@ pub(super) struct Candidate {
     pub(super) abs: PathBuf,
     pub(super) size: u64,
     pub(super) mtime_ns: u128,
+    /// Why the file is another project's code kept in the tree
+    /// ([`classify::licence::foreign_trees`]), when it is.
+    pub(super) foreign: Option<Arc<str>>,
 }
 
 pub(super) fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
@@ -37,10 +40,56 @@ pub(super) fn walk(repo: &Repo, config: &Config) -> Result<Vec<Candidate>, Index
             size: meta.len(),
             mtime_ns: mtime_ns(&meta),
             abs,
+            foreign: None,
         });
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    mark_foreign(&mut out);
     Ok(out)
+}
+
+/// `config` with the application's own locales
+/// (`framework::locales::app_locales`) added to `index_locales`: what every
+/// sync classifies with.
+pub(super) fn with_app_locales(repo: &Repo, config: &Config) -> Config {
+    let mut c = config.clone();
+    for l in crate::framework::locales::app_locales(repo.root()) {
+        if !c.index_locales.iter().any(|x| x.eq_ignore_ascii_case(&l)) {
+            c.index_locales.push(l);
+        }
+    }
+    c
+}
+
+/// Licence files larger than this (bytes) are not read for copyright lines.
+const LICENCE_MAX_BYTES: u64 = 64 * 1024;
+
+/// Marks the files under directories that hold another project's licence
+/// (`classify::licence`): they are classed `vendored`, text-searchable and
+/// not embedded by default.
+fn mark_foreign(candidates: &mut [Candidate]) {
+    let licences: Vec<(String, String)> = candidates
+        .iter()
+        .filter(|c| c.size <= LICENCE_MAX_BYTES)
+        .filter(|c| classify::licence::is_licence_file(c.rel.rsplit('/').next().unwrap_or("")))
+        .filter_map(|c| Some((c.rel.clone(), std::fs::read_to_string(&c.abs).ok()?)))
+        .collect();
+    for (prefix, reason) in classify::licence::foreign_trees(&licences) {
+        let reason: Arc<str> = reason.into();
+        for c in candidates.iter_mut().filter(|c| c.rel.starts_with(&prefix)) {
+            c.foreign = Some(Arc::clone(&reason));
+        }
+    }
+}
+
+/// The foreign trees the walk found (their reasons, sorted), for the
+/// admission rules: when they change, every file is classified again.
+pub(super) fn foreign_reasons(candidates: &[Candidate]) -> Vec<String> {
+    let reasons: BTreeSet<&str> = candidates
+        .iter()
+        .filter_map(|c| c.foreign.as_deref())
+        .collect();
+    reasons.into_iter().map(str::to_string).collect()
 }
 
 /// Puts files under `source_dirs` first, so the part of the index users ask
@@ -89,7 +138,34 @@ pub(super) fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String
     if repo::bytes_look_binary(&bytes) {
         return Err("binary".into());
     }
-    let class = classify::classify(&c.rel, &bytes);
+    let mut class = classify::classify(&c.rel, &bytes);
+    if class.class == FileClass::L10n
+        && let Some(loc) = classify::translation_locale(&c.rel)
+        && config.index_locales.iter().any(|l| {
+            l.replace('-', "_")
+                .eq_ignore_ascii_case(&loc.replace('-', "_"))
+        })
+    {
+        class = classify::Classification {
+            class: FileClass::Source,
+            reason: format!(
+                "translation for locale {loc}, one of the application's (index_locales)"
+            ),
+        };
+    }
+    // The path's own verdict stands for what is already left out
+    // (vendored, generated, lock); the rest of a foreign tree is vendored.
+    if let Some(reason) = &c.foreign
+        && !matches!(
+            class.class,
+            FileClass::Vendored | FileClass::Generated | FileClass::Lock
+        )
+    {
+        class = classify::Classification {
+            class: FileClass::Vendored,
+            reason: reason.to_string(),
+        };
+    }
     if config.index_exclude_classes.contains(&class.class) {
         return Err(format!(
             "{} ({}): not embedded by index_exclude_classes, still text-searchable",
@@ -137,6 +213,7 @@ pub(super) fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String
 /// Invalid exclude patterns.
 pub fn collect_chunks(repo: &Repo, config: &Config) -> Result<Vec<(Chunk, String)>, IndexError> {
     let mut seen = HashSet::new();
+    let config = &with_app_locales(repo, config);
     let mut out = Vec::new();
     for c in walk(repo, config)? {
         if c.size > config.max_file_size {

@@ -179,3 +179,47 @@ def test_lock_vendored_and_generated_files_stay_out_of_the_semantic_index(tmp_pa
     (repo / ".code-intel" / "config.json").write_text(json.dumps({"index_exclude_classes": []}))
     again = json.loads(run("index", str(repo), "--json").stdout)
     assert again["added"] == 6 and again["skipped"] == 0, again
+
+
+def test_a_forked_library_is_vendored_and_the_apps_own_locale_is_indexed(tmp_path):
+    """A directory holding another project's licence (a holder the root
+    licence does not name) is vendored whole; a monorepo-style package under
+    the repository's own holder stays source. A translation is `l10n` until
+    `config/app.php` names its locale, then it is indexed and found."""
+    import shutil
+
+    repo = tmp_path / "app"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "laravel-app", repo)
+    mit = "\n\nPermission is hereby granted, free of charge, to any person obtaining a copy\n"
+    (repo / "LICENSE").write_text("MIT License\n\nCopyright (c) 2024 Shop Makers Ltd" + mit)
+    fork = repo / "resources" / "js" / "editor"
+    fork.mkdir(parents=True)
+    (fork / "ORIGINAL-EDITOR-LICENSE").write_text("MIT License\n\nCopyright (c) Meta Platforms, Inc. and affiliates." + mit)
+    (fork / "selection.js").write_text("export function moveSelectionToEnd(editor) {\n  editor.update(() => {});\n}\n")
+    own = repo / "packages" / "cart"
+    own.mkdir(parents=True)
+    (own / "LICENSE.md").write_text("Copyright (c) Shop Makers Ltd" + mit)
+    (own / "cart.js").write_text("export function addToCart(item) {\n  return [item];\n}\n")
+
+    out = json.loads(run("index", str(repo), "--json").stdout)
+    assert out["skipped"] == 3, out  # the fork's two files and lang/ja
+    left = json.loads(run("status", "--repo", str(repo), "--json").stdout)["left_out"]
+    assert left["vendored"]["files"] == 2 and left["l10n"]["files"] == 1, left
+    text = run("status", "--repo", str(repo)).stdout
+    assert "resources/js/editor/ORIGINAL-EDITOR-LICENSE" in text and "not the repository's" in text, text
+    p = subprocess.run([BIN, "search", "add an item to the cart", "--repo", str(repo), "-n", "40", "--json"],
+                       capture_output=True, text=True, env=cli_env(), timeout=600)
+    files = {h["file"] for h in json.loads(p.stdout)["results"]}
+    assert "packages/cart/cart.js" in files and "resources/js/editor/selection.js" not in files, files
+
+    # A Japanese application: its own locale is indexed, as source.
+    (repo / "config").mkdir()
+    (repo / "config" / "app.php").write_text("<?php\nreturn [\n    'locale' => env('APP_LOCALE', 'ja'),\n    'fallback_locale' => 'en',\n];\n")
+    again = json.loads(run("index", str(repo), "--json").stdout)
+    assert again["skipped"] == 2, again
+    left = json.loads(run("status", "--repo", str(repo), "--json").stdout)["left_out"]
+    assert "l10n" not in left, left
+    p = subprocess.run([BIN, "search", "注文をキャンセルしました", "--repo", str(repo), "-n", "5", "--json"],
+                       capture_output=True, text=True, env=cli_env(), timeout=600)
+    files = [h["file"] for h in json.loads(p.stdout)["results"]]
+    assert files[0] == "lang/ja/messages.php", files
