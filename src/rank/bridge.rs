@@ -20,7 +20,24 @@
 //! A katakana term takes the word with the best mean of both; a kanji term
 //! the nearest word by cosine when it clears [`KANJI_MIN_COSINE`].
 
-use super::plan::{Script, Translation, TranslationSource, script};
+use std::collections::HashMap;
+
+use super::plan::{Script, Translation, TranslationSource, glossary, script};
+
+/// Two-piece splits of a katakana term, for reading it as a compound: each
+/// piece of two chars or more, the second not opening with a char no
+/// word opens with (ー, ッ, ン, small kana). Terms under four chars have
+/// none.
+pub fn compound_splits(term: &str) -> Vec<(String, String)> {
+    let chars: Vec<char> = term.chars().collect();
+    if chars.len() < 4 || !chars.iter().all(|c| script(*c) == Script::Katakana) {
+        return Vec::new();
+    }
+    (2..=chars.len() - 2)
+        .filter(|&i| !"ーッンァィゥェォャュョヮヵヶ".contains(chars[i]))
+        .map(|i| (chars[..i].iter().collect(), chars[i..].iter().collect()))
+        .collect()
+}
 
 /// Cosine a kanji term's nearest word must reach. e5 scores unrelated word
 /// pairs up to ~0.89 (calibration run, `tests/calibration`), related
@@ -66,14 +83,26 @@ impl Vocabulary {
         }
     }
 
-    /// Translates `terms` (Japanese runs the glossary did not cover), given
-    /// each term's e5 query vector in the same order.
-    pub fn translate(&self, terms: &[String], vectors: &[Vec<f32>]) -> Vec<Translation> {
+    /// Translates `terms` (Japanese runs the glossary did not cover, and
+    /// the compounds it took a word from inside), given each term's e5
+    /// query vector in the same order. A katakana term no word reads as
+    /// is tried as a compound of two ([`compound_splits`]): each piece
+    /// a glossary term or read as a word, whose vectors `pieces` holds
+    /// (バックアップコード → backup + code, コードブロック → code + block).
+    pub fn translate(
+        &self,
+        terms: &[String],
+        vectors: &[Vec<f32>],
+        pieces: &HashMap<String, Vec<f32>>,
+    ) -> Vec<Translation> {
         let mut out = Vec::new();
         for (term, v) in terms.iter().zip(vectors) {
             let katakana = term.chars().all(|c| script(c) == Script::Katakana);
             let found = if katakana {
                 self.by_reading(term, v)
+                    .map(|(words, _)| words)
+                    .or_else(|| self.compound(term, pieces))
+                    .map(|words| (words, TranslationSource::Reading))
             } else {
                 self.by_meaning(v)
             };
@@ -86,6 +115,43 @@ impl Vocabulary {
             }
         }
         out
+    }
+
+    /// The best two-piece reading of a katakana compound: both pieces known
+    /// (a glossary term scores 1, a reading of a piece of three chars or
+    /// more its score), the split whose weaker piece scores best.
+    fn compound(
+        &self,
+        term: &str,
+        pieces: &HashMap<String, Vec<f32>>,
+    ) -> Option<Vec<(String, f32)>> {
+        let piece = |p: &str| -> Option<(Vec<(String, f32)>, f32)> {
+            if let Some((_, en)) = glossary().iter().find(|(t, _)| t == p) {
+                return Some((
+                    en.iter()
+                        .take(1)
+                        .map(|w| (w.clone(), BRIDGE_WEIGHT))
+                        .collect(),
+                    1.0,
+                ));
+            }
+            // Two-kana pieces read like too many words (ネイ: neon).
+            if p.chars().count() < 3 {
+                return None;
+            }
+            let (words, _) = self.by_reading(p, pieces.get(p)?)?;
+            let score = words.first()?.1 / BRIDGE_WEIGHT;
+            Some((words, score))
+        };
+        compound_splits(term)
+            .into_iter()
+            .filter_map(|(a, b)| {
+                let (wa, sa) = piece(&a)?;
+                let (wb, sb) = piece(&b)?;
+                Some((wa.into_iter().chain(wb).collect::<Vec<_>>(), sa.min(sb)))
+            })
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(words, _)| words)
     }
 
     fn cosines(&self, v: &[f32]) -> Vec<f32> {
@@ -450,10 +516,65 @@ mod tests {
         ]);
         let mut q = unit(1);
         q[0] = 0.3;
-        let t = vocab.translate(&["スコープ".into()], &[q]);
+        let none = HashMap::new();
+        let t = vocab.translate(&["スコープ".into()], &[q], &none);
         assert_eq!(t[0].words[0].0, "scope");
         assert_eq!(t[0].via, TranslationSource::Reading);
         // A kanji term far from every word stays untranslated.
-        assert!(vocab.translate(&["設計".into()], &[unit(3)]).is_empty());
+        assert!(
+            vocab
+                .translate(&["設計".into()], &[unit(3)], &none)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_katakana_compound_is_read_as_two_words() {
+        assert!(compound_splits("コード").is_empty());
+        let splits = compound_splits("バックアップコード");
+        assert!(splits.contains(&("バックアップ".into(), "コード".into())));
+        assert!(
+            !splits
+                .iter()
+                .any(|(_, b)| b.starts_with('ッ') || b.starts_with('ー')),
+            "{splits:?}"
+        );
+        // Vectors: each word on its own axis; a piece's vector points at
+        // its word, the whole run's at none of them.
+        let unit = |i: usize| {
+            let mut v = vec![0.0f32; 4];
+            v[i] = 1.0;
+            v
+        };
+        let vocab = Vocabulary::new(vec![
+            ("backup".into(), unit(0)),
+            ("code".into(), unit(1)),
+            ("block".into(), unit(2)),
+        ]);
+        let pieces: HashMap<String, Vec<f32>> = [
+            ("バックアップ".to_string(), unit(0)),
+            ("コード".to_string(), unit(1)),
+            ("ブロック".to_string(), unit(2)),
+            ("コードブ".to_string(), unit(3)),
+            ("ロック".to_string(), unit(3)),
+        ]
+        .into_iter()
+        .collect();
+        let t = vocab.translate(
+            &["バックアップコード".into(), "コードブロック".into()],
+            &[unit(3), unit(3)],
+            &pieces,
+        );
+        let words =
+            |i: usize| -> Vec<&str> { t[i].words.iter().map(|(w, _)| w.as_str()).collect() };
+        assert_eq!(words(0), ["backup", "code"]);
+        assert_eq!(words(1), ["code", "block"]);
+        // A piece the glossary knows counts as known (キュー → queue).
+        let vocab = Vocabulary::new(vec![("managed".into(), unit(0))]);
+        let pieces: HashMap<String, Vec<f32>> =
+            [("マネージド".to_string(), unit(0))].into_iter().collect();
+        let t = vocab.translate(&["マネージドキュー".into()], &[unit(3)], &pieces);
+        let words: Vec<&str> = t[0].words.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(words, ["managed", "queue"]);
     }
 }

@@ -280,9 +280,22 @@ impl Ranker {
     ) -> Result<Ranking, RankError> {
         let started = Instant::now();
         let mut plan = plan::plan(&req.query);
-        // One model call for the request and its untranslated terms.
+        // One model call for the request, the terms for the bridge (those
+        // the glossary left, the compounds it took a word from) and the
+        // pieces of the katakana ones.
+        let mut terms = plan.untranslated.clone();
+        terms.extend(plan.compounds.iter().map(|(run, _)| run.clone()));
+        let mut pieces: Vec<String> = Vec::new();
+        for (a, b) in terms.iter().flat_map(|t| bridge::compound_splits(t)) {
+            for p in [a, b] {
+                if !pieces.contains(&p) && !terms.contains(&p) {
+                    pieces.push(p);
+                }
+            }
+        }
         let mut texts = vec![req.query.clone()];
-        texts.extend(plan.untranslated.iter().cloned());
+        texts.extend(terms.iter().cloned());
+        texts.extend(pieces.iter().cloned());
         let mut vectors = match embedder {
             // ONNX Runtime inference is CPU-bound and blocking.
             Some(emb) => tokio::task::spawn_blocking(move || emb.embed_queries(&texts))
@@ -291,10 +304,13 @@ impl Ranker {
             None => Vec::new(),
         };
         let query_vector = (!vectors.is_empty()).then(|| vectors.remove(0));
-        if query_vector.is_some() && !plan.untranslated.is_empty() {
+        if query_vector.is_some() && !terms.is_empty() {
             let vocab = self.vocabulary(store).await?;
-            let terms = plan.untranslated.clone();
-            let found = vocab.translate(&terms, &vectors);
+            let piece_vectors: HashMap<String, Vec<f32>> = pieces
+                .into_iter()
+                .zip(vectors.split_off(terms.len()))
+                .collect();
+            let found = vocab.translate(&terms, &vectors, &piece_vectors);
             plan.add_translations(&req.query, found);
         }
         let embed_ms = started.elapsed().as_secs_f64() * 1000.0;

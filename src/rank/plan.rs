@@ -181,6 +181,12 @@ pub struct QueryPlan {
     pub translated: Vec<Translation>,
     /// Japanese terms no translation was found for.
     pub untranslated: Vec<String>,
+    /// Katakana runs whose glossary word was taken from inside them
+    /// ([`KatakanaMatch::Inside`]), with that glossary term: the bridge
+    /// reads the whole run too, and its reading replaces the glossary
+    /// word when it finds one (エクスポート → export, not ポート → port).
+    #[serde(skip)]
+    pub compounds: Vec<(String, String)>,
     /// Framework chunk kinds the words point at.
     pub kind_hints: Vec<String>,
     /// Slots with the words that suggest them (heuristic; the session's
@@ -208,6 +214,8 @@ pub enum Script {
 /// full-width by then).
 pub fn script(c: char) -> Script {
     match c {
+        // ・ (U+30FB, the katakana middle dot) separates words.
+        '・' => Script::Other,
         '\u{30A0}'..='\u{30FF}' => Script::Katakana,
         '\u{3040}'..='\u{309F}' => Script::Hiragana,
         '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '々' | '〆' => Script::Kanji,
@@ -262,15 +270,28 @@ fn uncovered_runs(text: &str, covered: &[(usize, usize)]) -> Vec<(String, Script
 /// (スキーム holds キー with ス and ム left over).
 const MIN_KATAKANA_WORD_CHARS: usize = 3;
 
-/// Whether a glossary match at `span` (bytes) of a katakana term sits on
-/// word boundaries inside its katakana run: what is left of the run on
-/// each side is empty, a word of [`MIN_KATAKANA_WORD_CHARS`] or more, or
-/// ends (starts) with another glossary term. So キュー matches in
-/// マネージドキュー but キー not in スキーム, ビュー not in アトリビュート.
-fn katakana_word_boundaries(text: &str, span: (usize, usize)) -> bool {
+/// Where a glossary match at `span` (bytes) sits in its katakana run.
+#[derive(Debug, PartialEq)]
+enum KatakanaMatch {
+    /// On word boundaries: what is left of the run on each side is empty or
+    /// ends (starts) with another glossary term, or the match is no
+    /// katakana.
+    Word,
+    /// Inside a longer run whose rest on a side is no glossary term but a
+    /// piece of [`MIN_KATAKANA_WORD_CHARS`] or more: キュー in マネージドキュー
+    /// (a word), but also ロック in コードブロック and ポート in エクスポート
+    /// (fragments). Taken, and the whole run (the value) is handed to the
+    /// bridge too, which may read it as one word or two
+    /// ([`QueryPlan::compounds`]).
+    Inside(String),
+    /// A fragment: キー in スキーム, ビュー in アトリビュート.
+    Fragment,
+}
+
+fn katakana_match(text: &str, span: (usize, usize)) -> KatakanaMatch {
     let is_kata = |c: char| script(c) == Script::Katakana;
     if !text[span.0..span.1].chars().all(is_kata) {
-        return true;
+        return KatakanaMatch::Word;
     }
     // The rest of the katakana run on each side of the match.
     let left_start = text[..span.0]
@@ -285,13 +306,20 @@ fn katakana_word_boundaries(text: &str, span: (usize, usize)) -> bool {
         .map(char::len_utf8)
         .sum();
     let (left, right) = (&text[left_start..span.0], &text[span.1..span.1 + right_len]);
+    let glossary_left =
+        left.is_empty() || glossary().iter().any(|(t, _)| left.ends_with(t.as_str()));
+    let glossary_right = right.is_empty()
+        || glossary()
+            .iter()
+            .any(|(t, _)| right.starts_with(t.as_str()));
     let is_word = |piece: &str| piece.chars().count() >= MIN_KATAKANA_WORD_CHARS;
-    (left.is_empty() || is_word(left) || glossary().iter().any(|(t, _)| left.ends_with(t.as_str())))
-        && (right.is_empty()
-            || is_word(right)
-            || glossary()
-                .iter()
-                .any(|(t, _)| right.starts_with(t.as_str())))
+    if glossary_left && glossary_right {
+        KatakanaMatch::Word
+    } else if (glossary_left || is_word(left)) && (glossary_right || is_word(right)) {
+        KatakanaMatch::Inside(text[left_start..span.1 + right_len].to_string())
+    } else {
+        KatakanaMatch::Fragment
+    }
 }
 
 /// Builds the plan for one request. Japanese terms are translated by the
@@ -322,14 +350,22 @@ pub fn plan(query: &str) -> QueryPlan {
     let english = keywords_of(words.iter().cloned());
     let mut translated: Vec<Translation> = Vec::new();
     let mut covered: Vec<(usize, usize)> = Vec::new();
+    let mut compounds: Vec<(String, String)> = Vec::new();
     if is_japanese(&query) {
         for (ja, en) in glossary() {
             for (at, _) in query.match_indices(ja.as_str()) {
                 let span = (at, at + ja.len());
-                if covered.iter().any(|(a, b)| *a < span.1 && span.0 < *b)
-                    || !katakana_word_boundaries(&query, span)
-                {
+                if covered.iter().any(|(a, b)| *a < span.1 && span.0 < *b) {
                     continue;
+                }
+                match katakana_match(&query, span) {
+                    KatakanaMatch::Fragment => continue,
+                    KatakanaMatch::Inside(run) => {
+                        if !compounds.iter().any(|(r, _)| r == &run) {
+                            compounds.push((run, ja.clone()));
+                        }
+                    }
+                    KatakanaMatch::Word => {}
                 }
                 covered.push(span);
                 if !translated.iter().any(|t| &t.term == ja) {
@@ -355,6 +391,7 @@ pub fn plan(query: &str) -> QueryPlan {
         keywords: Vec::new(),
         translated,
         untranslated,
+        compounds,
         kind_hints: Vec::new(),
         slots: BTreeMap::new(),
         recommended_tools: Vec::new(),
@@ -380,11 +417,20 @@ impl QueryPlan {
     /// Adds the bridge's translations of [`QueryPlan::untranslated`] terms
     /// and recomputes keywords, kind hints and slots.
     pub fn add_translations(&mut self, query: &str, found: Vec<Translation>) {
+        let query: String = query.nfkc().collect();
         for t in found {
             self.untranslated.retain(|u| u != &t.term);
+            // A compound read whole: the glossary word taken from inside it
+            // goes (unless the request has it elsewhere), and so do the
+            // rest's pieces left untranslated.
+            if let Some((run, inner)) = self.compounds.iter().find(|(r, _)| r == &t.term) {
+                if query.matches(inner.as_str()).count() <= query.matches(run.as_str()).count() {
+                    self.translated.retain(|x| &x.term != inner);
+                }
+                self.untranslated.retain(|u| !run.contains(u.as_str()));
+            }
             self.translated.push(t);
         }
-        let query: String = query.nfkc().collect();
         self.finish(&query);
     }
 
@@ -596,6 +642,36 @@ mod tests {
         );
         assert!(
             p.keywords.contains(&"pause".to_string()) && p.keywords.contains(&"queue".to_string())
+        );
+        // The whole run goes to the bridge too; a reading of it replaces
+        // the glossary word taken from inside (エクスポート is export, not
+        // ポート), and its leftover pieces are no longer untranslated.
+        assert_eq!(
+            p.compounds,
+            vec![("マネージドキュー".to_string(), "キュー".to_string())]
+        );
+        let mut p = plan("PDFのエクスポート");
+        assert!(p.keywords.contains(&"port".to_string()), "{:?}", p.keywords);
+        p.add_translations(
+            "PDFのエクスポート",
+            vec![Translation {
+                term: "エクスポート".into(),
+                words: vec![("export".into(), 0.8)],
+                via: TranslationSource::Reading,
+            }],
+        );
+        assert!(
+            p.keywords.contains(&"export".to_string()) && !p.keywords.contains(&"port".to_string()),
+            "{:?}",
+            p.keywords
+        );
+        assert!(p.untranslated.is_empty(), "{:?}", p.untranslated);
+        // ・ separates words, it is no part of one.
+        let p = plan("完全一致・フィルター・タグ条件");
+        assert!(
+            p.translated.iter().all(|t| !t.term.contains('・'))
+                && p.untranslated.iter().all(|t| !t.contains('・')),
+            "{p:?}"
         );
         // A glossary word inside a longer katakana word is not that word.
         let p = plan("スキームとアトリビュート");
