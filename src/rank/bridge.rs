@@ -24,6 +24,10 @@ use std::collections::HashMap;
 
 use super::plan::{Script, Translation, TranslationSource, glossary, script};
 
+/// Chars a compound's piece needs to be read as a word (a glossary term may
+/// be shorter: キー): two-kana pieces read like too many words (ネイ: neon).
+pub const MIN_PIECE_CHARS: usize = 3;
+
 /// Two-piece splits of a katakana term, for reading it as a compound: each
 /// piece of two chars or more, the second not opening with a char no
 /// word opens with (ー, ッ, ン, small kana). Terms under four chars have
@@ -118,8 +122,9 @@ impl Vocabulary {
     }
 
     /// The best two-piece reading of a katakana compound: both pieces known
-    /// (a glossary term scores 1, a reading of a piece of three chars or
-    /// more its score), the split whose weaker piece scores best.
+    /// (a glossary term scores 1, a reading of a piece of
+    /// [`MIN_PIECE_CHARS`] or more its score), the split whose weaker piece
+    /// scores best.
     fn compound(
         &self,
         term: &str,
@@ -135,8 +140,7 @@ impl Vocabulary {
                     1.0,
                 ));
             }
-            // Two-kana pieces read like too many words (ネイ: neon).
-            if p.chars().count() < 3 {
+            if p.chars().count() < MIN_PIECE_CHARS {
                 return None;
             }
             let (words, _) = self.by_reading(p, pieces.get(p)?)?;

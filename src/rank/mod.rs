@@ -282,13 +282,16 @@ impl Ranker {
         let mut plan = plan::plan(&req.query);
         // One model call for the request, the terms for the bridge (those
         // the glossary left, the compounds it took a word from) and the
-        // pieces of the katakana ones.
+        // pieces of the katakana ones that may be read as words.
         let mut terms = plan.untranslated.clone();
         terms.extend(plan.compounds.iter().map(|(run, _)| run.clone()));
         let mut pieces: Vec<String> = Vec::new();
         for (a, b) in terms.iter().flat_map(|t| bridge::compound_splits(t)) {
             for p in [a, b] {
-                if !pieces.contains(&p) && !terms.contains(&p) {
+                if p.chars().count() >= bridge::MIN_PIECE_CHARS
+                    && !pieces.contains(&p)
+                    && !terms.contains(&p)
+                {
                     pieces.push(p);
                 }
             }
