@@ -505,14 +505,16 @@ mod tests {
         }
     }
 
+    /// A unit vector along axis `i` of four: one word per axis.
+    fn unit(i: usize) -> Vec<f32> {
+        let mut v = vec![0.0f32; 4];
+        v[i] = 1.0;
+        v
+    }
+
     #[test]
     fn cosine_breaks_reading_ties() {
         // スコープ reads like scope, skip and escape alike; the vector decides.
-        let unit = |i: usize| {
-            let mut v = vec![0.0f32; 4];
-            v[i] = 1.0;
-            v
-        };
         let vocab = Vocabulary::new(vec![
             ("escape".into(), unit(0)),
             ("scope".into(), unit(1)),
@@ -545,11 +547,6 @@ mod tests {
         );
         // Vectors: each word on its own axis; a piece's vector points at
         // its word, the whole run's at none of them.
-        let unit = |i: usize| {
-            let mut v = vec![0.0f32; 4];
-            v[i] = 1.0;
-            v
-        };
         let vocab = Vocabulary::new(vec![
             ("backup".into(), unit(0)),
             ("code".into(), unit(1)),
