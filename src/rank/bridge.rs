@@ -26,12 +26,26 @@ use super::plan::{Script, Translation, TranslationSource, glossary, script};
 
 /// Chars a compound's piece needs to be read as a word (a glossary term may
 /// be shorter: キー): two-kana pieces read like too many words (ネイ: neon).
-pub const MIN_PIECE_CHARS: usize = 3;
+const MIN_PIECE_CHARS: usize = 3;
 
-/// Two-piece splits of a katakana term, for reading it as a compound: each
-/// piece of two chars or more, the second not opening with a char no
-/// word opens with (ー, ッ, ン, small kana). Terms under four chars have
-/// none.
+/// The glossary's English words for exactly `term`.
+fn glossary_words(term: &str) -> Option<&'static [String]> {
+    glossary()
+        .iter()
+        .find(|(t, _)| t == term)
+        .map(|(_, en)| en.as_slice())
+}
+
+/// Whether a compound's piece can be read: a glossary term, or a piece of
+/// [`MIN_PIECE_CHARS`] or more for the reading match.
+fn readable_piece(piece: &str) -> bool {
+    piece.chars().count() >= MIN_PIECE_CHARS || glossary_words(piece).is_some()
+}
+
+/// Two-piece splits of a katakana term, for reading it as a compound: the
+/// second piece not opening with a char no word opens with (ー, ッ, ン,
+/// small kana), each piece readable ([`readable_piece`]). Terms under four
+/// chars have none.
 pub fn compound_splits(term: &str) -> Vec<(String, String)> {
     let chars: Vec<char> = term.chars().collect();
     if chars.len() < 4 || !chars.iter().all(|c| script(*c) == Script::Katakana) {
@@ -39,8 +53,24 @@ pub fn compound_splits(term: &str) -> Vec<(String, String)> {
     }
     (2..=chars.len() - 2)
         .filter(|&i| !"ーッンァィゥェォャュョヮヵヶ".contains(chars[i]))
-        .map(|i| (chars[..i].iter().collect(), chars[i..].iter().collect()))
+        .map(|i| -> (String, String) { (chars[..i].iter().collect(), chars[i..].iter().collect()) })
+        .filter(|(a, b)| readable_piece(a) && readable_piece(b))
         .collect()
+}
+
+/// The pieces of `terms`' compound splits that are read by their e5 vector
+/// (the glossary terms among them need none), each once and none of
+/// `terms`: what [`Vocabulary::translate`]'s `pieces` needs embedded.
+pub fn compound_pieces(terms: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (a, b) in terms.iter().flat_map(|t| compound_splits(t)) {
+        for p in [a, b] {
+            if glossary_words(&p).is_none() && !out.contains(&p) && !terms.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// Cosine a kanji term's nearest word must reach. e5 scores unrelated word
@@ -122,16 +152,15 @@ impl Vocabulary {
     }
 
     /// The best two-piece reading of a katakana compound: both pieces known
-    /// (a glossary term scores 1, a reading of a piece of
-    /// [`MIN_PIECE_CHARS`] or more its score), the split whose weaker piece
-    /// scores best.
+    /// (a glossary term scores 1, a reading its score), the split whose
+    /// weaker piece scores best.
     fn compound(
         &self,
         term: &str,
         pieces: &HashMap<String, Vec<f32>>,
     ) -> Option<Vec<(String, f32)>> {
         let piece = |p: &str| -> Option<(Vec<(String, f32)>, f32)> {
-            if let Some((_, en)) = glossary().iter().find(|(t, _)| t == p) {
+            if let Some(en) = glossary_words(p) {
                 return Some((
                     en.iter()
                         .take(1)
@@ -139,9 +168,6 @@ impl Vocabulary {
                         .collect(),
                     1.0,
                 ));
-            }
-            if p.chars().count() < MIN_PIECE_CHARS {
-                return None;
             }
             let (words, _) = self.by_reading(p, pieces.get(p)?)?;
             let score = words.first()?.1 / BRIDGE_WEIGHT;
@@ -537,6 +563,14 @@ mod tests {
     #[test]
     fn a_katakana_compound_is_read_as_two_words() {
         assert!(compound_splits("コード").is_empty());
+        // Two-kana pieces are not read (ネイ would read as neon), glossary
+        // pieces need no vector (キュー).
+        assert!(compound_pieces(&["ネイティブ".into()]).is_empty());
+        let pieces = compound_pieces(&["マネージドキュー".into()]);
+        assert!(
+            pieces.contains(&"マネージド".to_string()) && !pieces.contains(&"キュー".to_string()),
+            "{pieces:?}"
+        );
         let splits = compound_splits("バックアップコード");
         assert!(splits.contains(&("バックアップ".into(), "コード".into())));
         assert!(

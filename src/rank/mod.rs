@@ -285,17 +285,7 @@ impl Ranker {
         // pieces of the katakana ones that may be read as words.
         let mut terms = plan.untranslated.clone();
         terms.extend(plan.compounds.iter().map(|(run, _)| run.clone()));
-        let mut pieces: Vec<String> = Vec::new();
-        for (a, b) in terms.iter().flat_map(|t| bridge::compound_splits(t)) {
-            for p in [a, b] {
-                if p.chars().count() >= bridge::MIN_PIECE_CHARS
-                    && !pieces.contains(&p)
-                    && !terms.contains(&p)
-                {
-                    pieces.push(p);
-                }
-            }
-        }
+        let pieces = bridge::compound_pieces(&terms);
         let mut texts = vec![req.query.clone()];
         texts.extend(terms.iter().cloned());
         texts.extend(pieces.iter().cloned());
