@@ -183,7 +183,8 @@ const VENDOR_PREFIXES: &[&str] = &[
 const L10N_DIRS: &[&str] = &["lang", "langs", "locale", "locales", "i18n", "translations"];
 
 /// Locales whose translations are the source text (the rest are `l10n`).
-pub const SOURCE_LOCALES: &[&str] = &["en", "en_us", "en-us", "en_gb", "en-gb"];
+/// As [`locale_key`]s.
+pub const SOURCE_LOCALES: &[&str] = &["en", "en_us", "en_gb"];
 
 /// `fr`, `pt_BR`, `zh-Hans`, `es-419`, `zh_Hant_TW`, `de_informal`: a locale
 /// code (BCP 47's shape: a language of 2–3 lowercase letters, then at most
@@ -199,6 +200,12 @@ fn is_locale(s: &str) -> bool {
         && subtags
             .iter()
             .all(|r| (2..=8).contains(&r.len()) && r.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// A locale code in one spelling for comparing: lowercase, `_` between
+/// subtags (`pt-BR` and `pt_br` are `pt_br`).
+pub fn locale_key(code: &str) -> String {
+    code.to_ascii_lowercase().replace('-', "_")
 }
 
 /// The locale a translation path is for: the segment (or file stem) after
@@ -409,7 +416,7 @@ pub fn classify_path(rel: &str) -> Classification {
         return is(FileClass::Test, format!("path segment {d}/"));
     }
     if let Some(loc) = translation_locale(rel)
-        && !SOURCE_LOCALES.contains(&loc.to_ascii_lowercase().as_str())
+        && !SOURCE_LOCALES.contains(&locale_key(loc).as_str())
     {
         return is(FileClass::L10n, format!("translation for locale {loc}"));
     }

@@ -51,6 +51,8 @@ fn classes_by_path_and_content() {
         ("lang/fr/auth.php", L10n),
         ("lang/pt_BR/entities.php", L10n),
         ("lang/de.json", L10n),
+        ("resources/js/locales/en-US/common.ts", Source),
+        ("lang/en_GB/auth.php", Source),
         ("lang/de_informal/entities.php", L10n),
         ("lang/zh_Hant_TW/common.php", L10n),
         ("lang/helpers/format.php", Source),

@@ -32,19 +32,14 @@ pub fn locales_in(source: &str) -> Vec<String> {
     out
 }
 
-/// The locales of the application at `root` (empty when it has no
-/// `app.php` in a known place).
+/// The locales of the application at `root`, those of each `app.php` found
+/// in turn (empty when there is none in a known place).
 pub fn app_locales(root: &Path) -> Vec<String> {
     APP_CONFIGS
         .iter()
         .filter_map(|p| std::fs::read_to_string(root.join(p)).ok())
         .flat_map(|s| locales_in(&s))
-        .fold(Vec::new(), |mut out, l| {
-            if !out.contains(&l) {
-                out.push(l);
-            }
-            out
-        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -49,13 +49,17 @@ pub(super) fn walk(repo: &Repo, config: &Config) -> Result<Vec<Candidate>, Index
 }
 
 /// `config` with the application's own locales
-/// (`framework::locales::app_locales`) added to `index_locales`: what every
-/// sync classifies with.
+/// (`framework::locales::app_locales`) added to `index_locales`, every one
+/// as a [`classify::locale_key`], each once: what every sync classifies
+/// with.
 pub(super) fn with_app_locales(repo: &Repo, config: &Config) -> Config {
     let mut c = config.clone();
-    for l in crate::framework::locales::app_locales(repo.root()) {
-        if !c.index_locales.iter().any(|x| x.eq_ignore_ascii_case(&l)) {
-            c.index_locales.push(l);
+    let found = crate::framework::locales::app_locales(repo.root());
+    c.index_locales = Vec::new();
+    for l in config.index_locales.iter().chain(&found) {
+        let key = classify::locale_key(l);
+        if !c.index_locales.contains(&key) {
+            c.index_locales.push(key);
         }
     }
     c
@@ -141,10 +145,7 @@ pub(super) fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String
     let mut class = classify::classify(&c.rel, &bytes);
     if class.class == FileClass::L10n
         && let Some(loc) = classify::translation_locale(&c.rel)
-        && config.index_locales.iter().any(|l| {
-            l.replace('-', "_")
-                .eq_ignore_ascii_case(&loc.replace('-', "_"))
-        })
+        && config.index_locales.contains(&classify::locale_key(loc))
     {
         class = classify::Classification {
             class: FileClass::Source,
