@@ -32,6 +32,7 @@ use tokenizers::{
 };
 
 use super::unigram::{CompactUnigram, UnigramJson};
+use super::weights::{DETACHED_KEY, DetachedGather};
 
 /// The files a model directory holds, as fastembed's `TokenizerFiles` and
 /// `model_file` name them.
@@ -49,6 +50,140 @@ pub struct E5Session {
     tokenizer: E5Tokenizer,
     /// The model has a `token_type_ids` input (the Hub's e5 export does).
     token_type_ids: bool,
+    /// The word-embedding rows the model leaves to its caller
+    /// ([`super::weights::DetachedGather`]), when it does.
+    rows: Option<RowSource>,
+}
+
+/// The rows of a detached table, read from its data file with positional
+/// reads: the pages stay the kernel's page cache instead of this process's
+/// mapped (resident) memory.
+struct RowSource {
+    gather: DetachedGather,
+    file: std::fs::File,
+    /// Bytes of one row.
+    row_bytes: usize,
+}
+
+impl RowSource {
+    /// The model's [`DETACHED_KEY`] entry, its data file opened (a path
+    /// relative to `model`'s directory); `None` when the model has no such
+    /// entry.
+    ///
+    /// # Errors
+    /// The entry is not a [`DetachedGather`], or the data file is missing or
+    /// shorter than the table it describes.
+    fn open(model: &Path, session: &Session) -> Result<Option<RowSource>, String> {
+        let Some(json) = session.metadata().ok().and_then(|m| m.custom(DETACHED_KEY)) else {
+            return Ok(None);
+        };
+        let err = |e: &dyn std::fmt::Display| format!("{}: {DETACHED_KEY}: {e}", model.display());
+        let gather: DetachedGather = serde_json::from_str(&json).map_err(|e| err(&e))?;
+        let size = match gather.elem_type {
+            1 => 4,
+            2 | 3 => 1,
+            t => {
+                return Err(err(&format!(
+                    "element type {t} is not float, uint8 or int8"
+                )));
+            }
+        };
+        let row_bytes = gather.cols as usize * size;
+        let path = model
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(&gather.location);
+        let file =
+            std::fs::File::open(&path).map_err(|e| err(&format!("{}: {e}", path.display())))?;
+        let len = file.metadata().map_err(|e| err(&e))?.len();
+        if len < gather.offset + gather.rows * row_bytes as u64 {
+            return Err(err(&format!(
+                "{} holds {len} bytes, the table ends at {}",
+                path.display(),
+                gather.offset + gather.rows * row_bytes as u64
+            )));
+        }
+        Ok(Some(RowSource {
+            gather,
+            file,
+            row_bytes,
+        }))
+    }
+
+    /// The table's rows for `ids` (`[rows, cols]` token ids, row-major) as
+    /// the `[rows, cols, dim]` input the model expects; each distinct id is
+    /// read once.
+    ///
+    /// # Errors
+    /// An id outside the table, or the read failed.
+    fn input(
+        &self,
+        ids: &[i64],
+        rows: usize,
+        cols: usize,
+    ) -> Result<ort::session::SessionInputValue<'static>, String> {
+        let rb = self.row_bytes;
+        let mut bytes = vec![0u8; ids.len() * rb];
+        let mut seen: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+        for (k, &id) in ids.iter().enumerate() {
+            let at = k * rb;
+            if let Some(&first) = seen.get(&id) {
+                bytes.copy_within(first..first + rb, at);
+                continue;
+            }
+            let row = u64::try_from(id)
+                .ok()
+                .filter(|&r| r < self.gather.rows)
+                .ok_or_else(|| {
+                    format!(
+                        "token id {id} outside the model's {} rows",
+                        self.gather.rows
+                    )
+                })?;
+            read_exact_at(
+                &self.file,
+                &mut bytes[at..at + rb],
+                self.gather.offset + row * rb as u64,
+            )
+            .map_err(|e| format!("reading the word-embedding rows: {e}"))?;
+            seen.insert(id, at);
+        }
+        let shape = [rows, cols, self.gather.cols as usize];
+        let value = match self.gather.elem_type {
+            1 => {
+                let floats: Vec<f32> = bytes
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
+                Tensor::from_array((shape, floats)).map(Into::into)
+            }
+            2 => Tensor::from_array((shape, bytes)).map(Into::into),
+            _ => {
+                let signed: Vec<i8> = bytes.into_iter().map(|b| b as i8).collect();
+                Tensor::from_array((shape, signed)).map(Into::into)
+            }
+        };
+        value.map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The process's ONNX Runtime environment (ONNX Runtime allows one per
@@ -321,11 +456,13 @@ impl E5Session {
             .inputs()
             .iter()
             .any(|i| i.name() == "token_type_ids");
+        let rows = RowSource::open(files.model, &session)?;
         let tokenizer = load_tokenizer(files, max_length)?;
         Ok(E5Session {
             session,
             tokenizer,
             token_type_ids,
+            rows,
         })
     }
 
@@ -361,10 +498,17 @@ impl E5Session {
             types.extend(e.get_type_ids().iter().map(|&x| i64::from(x)));
         }
         let tensor = |v: Vec<i64>| Tensor::from_array(([rows, cols], v)).map_err(|e| e.to_string());
+        let word_rows = match &self.rows {
+            Some(source) => Some((source.gather.input.clone(), source.input(&ids, rows, cols)?)),
+            None => None,
+        };
         let mut inputs = ort::inputs![
             "input_ids" => tensor(ids)?,
             "attention_mask" => tensor(mask.clone())?,
         ];
+        if let Some((name, value)) = word_rows {
+            inputs.push((name.into(), value));
+        }
         if self.token_type_ids {
             inputs.push(("token_type_ids".into(), tensor(types)?.into()));
         }
@@ -421,16 +565,75 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    /// The e5 tokenizer the test command provides (`scripts/setup.sh` exports
-    /// `CODE_INTEL_ASSETS`, `../shared/tools/test-models/build.sh` builds it).
-    fn e5_tokenizer() -> Option<PathBuf> {
-        let dir = std::env::var_os("CODE_INTEL_MODEL_DIR")
+    /// The e5 model directory the test command provides (`scripts/setup.sh`
+    /// exports `CODE_INTEL_ASSETS`, `../shared/tools/test-models/build.sh`
+    /// builds it).
+    fn e5_dir() -> Option<PathBuf> {
+        std::env::var_os("CODE_INTEL_MODEL_DIR")
             .map(PathBuf::from)
             .or_else(|| {
                 std::env::var_os("CODE_INTEL_ASSETS")
                     .map(|a| PathBuf::from(a).join("models/multilingual-e5-small"))
-            })?;
-        Some(dir.join("tokenizer.json"))
+            })
+    }
+
+    fn e5_tokenizer() -> Option<PathBuf> {
+        Some(e5_dir()?.join("tokenizer.json"))
+    }
+
+    /// The mapped copy, whose word-embedding rows this code reads and feeds
+    /// in (`weights::DetachedGather`), gives the vectors of the model as
+    /// published (ONNX Runtime's own `Gather`), on English, Japanese and code,
+    /// in one padded batch with a text past the 512-token truncation.
+    #[test]
+    fn detached_word_rows_give_the_vectors_of_the_published_model() {
+        let (Some(dir), Some(_)) = (e5_dir(), std::env::var_os("ORT_DYLIB_PATH")) else {
+            eprintln!("CODE_INTEL_ASSETS / ORT_DYLIB_PATH not set: run through scripts/test.sh");
+            return;
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let mapped = super::super::weights::mapped_model(&dir.join("model.onnx"), tmp.path())
+            .unwrap()
+            .expect("e5's weights are inline: a mapped copy is made");
+        let files = |model: &Path| -> Result<E5Session, String> {
+            let f = ModelFiles {
+                model,
+                tokenizer: &dir.join("tokenizer.json"),
+                config: &dir.join("config.json"),
+                special_tokens_map: &dir.join("special_tokens_map.json"),
+                tokenizer_config: &dir.join("tokenizer_config.json"),
+            };
+            E5Session::load(&f, 512, 1)
+        };
+        let texts: Vec<String> = [
+            "passage: public function destroy(Playlist $playlist) { $this->authorize('own', $playlist); }",
+            "query: お気に入りの曲を削除する",
+            "passage: プレイリストのフォルダ名は255文字まで",
+            "query: limit the folder name",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(std::iter::once("passage: ".to_string() + &"fn f() { g(); } // 説明 ".repeat(200)))
+        .collect();
+        let mut published = files(&dir.join("model.onnx")).unwrap();
+        assert!(published.rows.is_none());
+        let want = published.embed(&texts, 8).unwrap();
+        drop(published);
+        let mut detached = files(&mapped).unwrap();
+        assert!(
+            detached.rows.is_some(),
+            "the mapped copy detaches the table"
+        );
+        let got = detached.embed(&texts, 8).unwrap();
+        assert_eq!(got.len(), texts.len());
+        for (g, w) in got.iter().zip(&want) {
+            let diff = g
+                .iter()
+                .zip(w)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            assert!(diff < 1e-5, "max |Δ| {diff}");
+        }
     }
 
     /// Every text file under `dir` (recursively), read whole.

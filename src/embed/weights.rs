@@ -17,6 +17,20 @@
 //! crate forbids). The computation is the same on the same bytes, so
 //! embeddings do not change.
 //!
+//! That still leaves the table's pages in the service's RSS: every page a
+//! text's rows fall in, plus the kernel's read-around, stays mapped, and a
+//! large repository's texts touch most of the 384 MB (laravel/framework
+//! `src/`, stop 34: the service and `serve` together peaked at 1,014 MiB
+//! against 842 MiB before the last third of the files). So the rewrite also
+//! *detaches* the table: the one `Gather` that reads rows of a large 2-D
+//! initializer by a graph input (`word_embeddings[input_ids]`) is removed,
+//! its output becomes a graph input, the table stays in the data file, and
+//! [`DetachedGather`] (the model's metadata entry [`DETACHED_KEY`]) tells the
+//! caller where the rows are: the session's caller reads the rows a batch
+//! needs with positional reads (page cache, not the process's RSS) and
+//! passes them in. A `Gather` on axis 0 copies rows, so the model computes
+//! on the same numbers.
+//!
 //! The rewrite walks the protobuf wire format (`ModelProto.graph` →
 //! `GraphProto.initializer` → `TensorProto.raw_data`, field numbers of
 //! `onnx/onnx.proto`) and copies every other field byte for byte, so fields
@@ -38,10 +52,63 @@ pub const ALIGN: u64 = 65_536;
 /// 64 KiB-aligned slot each for nothing).
 pub const MIN_EXTERNAL_BYTES: usize = 4096;
 
-/// `ModelProto.graph`.
+/// A 2-D initializer read by a `Gather` is detached ([`DetachedGather`])
+/// from this many bytes on: e5-small's word embeddings are 384 MB fp32 and
+/// 96 MB int8; the next largest tables (positions, 197 KB) stay in the model.
+pub const DETACH_MIN_BYTES: usize = 16 << 20;
+
+/// The model metadata key (`ModelProto.metadata_props`) whose value is the
+/// JSON of the [`DetachedGather`] the rewrite made.
+pub const DETACHED_KEY: &str = "code-intel.detached_gather";
+
+/// A `Gather` the rewritten model leaves to its caller: feed graph input
+/// `input` with the rows of the table that `indices` (the graph input of
+/// token ids) selects, shape `[batch, tokens, cols]`, element type
+/// `elem_type` (`TensorProto.DataType`: 1 float, 2 uint8, 3 int8). Row `i`
+/// is `cols` elements, little-endian, at byte `offset + i × cols × size` of
+/// the data file `location` (relative to the model's directory); `rows`
+/// rows in all.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DetachedGather {
+    pub input: String,
+    pub indices: String,
+    pub location: String,
+    pub offset: u64,
+    pub rows: u64,
+    pub cols: u64,
+    pub elem_type: i32,
+}
+
+/// `ModelProto.graph`, `.metadata_props`.
 const MODEL_GRAPH: u32 = 7;
-/// `GraphProto.initializer`.
+const MODEL_METADATA: u32 = 14;
+/// `GraphProto.node`, `.initializer`, `.input`.
+const GRAPH_NODE: u32 = 1;
 const GRAPH_INITIALIZER: u32 = 5;
+const GRAPH_INPUT: u32 = 11;
+/// `NodeProto.input`, `.output`, `.op_type`, `.attribute`;
+/// `AttributeProto.name`, `.i`.
+const NODE_INPUT: u32 = 1;
+const NODE_OUTPUT: u32 = 2;
+const NODE_OP_TYPE: u32 = 4;
+const NODE_ATTRIBUTE: u32 = 5;
+const ATTRIBUTE_NAME: u32 = 1;
+const ATTRIBUTE_INT: u32 = 3;
+/// `ValueInfoProto.name`, `.type`; `TypeProto.tensor_type`;
+/// `TypeProto.Tensor.elem_type`, `.shape`; `TensorShapeProto.dim`;
+/// `Dimension.dim_value`, `.dim_param`.
+const VALUE_NAME: u32 = 1;
+const VALUE_TYPE: u32 = 2;
+const TYPE_TENSOR: u32 = 1;
+const TENSOR_TYPE_ELEM: u32 = 1;
+const TENSOR_TYPE_SHAPE: u32 = 2;
+const SHAPE_DIM: u32 = 1;
+const DIM_VALUE: u32 = 1;
+const DIM_PARAM: u32 = 2;
+/// `TensorProto.dims`, `.data_type`, `.name`.
+const TENSOR_DIMS: u32 = 1;
+const TENSOR_DATA_TYPE: u32 = 2;
+const TENSOR_NAME: u32 = 8;
 /// `TensorProto.raw_data`, `.external_data`, `.data_location`.
 const TENSOR_RAW_DATA: u32 = 9;
 const TENSOR_EXTERNAL_DATA: u32 = 13;
@@ -55,6 +122,8 @@ struct Field<'a> {
     number: u32,
     raw: &'a [u8],
     payload: Option<&'a [u8]>,
+    /// A varint field's value.
+    varint: Option<u64>,
 }
 
 fn malformed(what: &str) -> io::Error {
@@ -72,9 +141,10 @@ fn fields(message: &[u8]) -> io::Result<Vec<Field<'_>>> {
         let start = message.len() - rest.len();
         let (number, wire) = decode_key(&mut rest).map_err(|e| malformed(&e.to_string()))?;
         let mut payload = None;
+        let mut varint = None;
         match wire {
             WireType::Varint => {
-                decode_varint(&mut rest).map_err(|e| malformed(&e.to_string()))?;
+                varint = Some(decode_varint(&mut rest).map_err(|e| malformed(&e.to_string()))?);
             }
             WireType::SixtyFourBit | WireType::ThirtyTwoBit => {
                 let n = if wire == WireType::SixtyFourBit { 8 } else { 4 };
@@ -97,6 +167,7 @@ fn fields(message: &[u8]) -> io::Result<Vec<Field<'_>>> {
             number,
             raw: &message[start..message.len() - rest.len()],
             payload,
+            varint,
         });
     }
     Ok(out)
@@ -119,8 +190,11 @@ fn entry(key: &str, value: &str) -> Vec<u8> {
 /// Rewrites `model` (a serialized `ModelProto`) so that each top-level
 /// initializer of at least [`MIN_EXTERNAL_BYTES`] is external data in
 /// `data`, which the returned model names `data_name` (a path relative to
-/// the model file's directory, as ONNX resolves it). `data` is written from
-/// offset 0; each initializer starts at a multiple of [`ALIGN`].
+/// the model file's directory, as ONNX resolves it), and the `Gather` of a
+/// table of at least [`DETACH_MIN_BYTES`] is detached (module docs; the
+/// model's metadata entry [`DETACHED_KEY`] says where its rows are). `data`
+/// is written from offset 0; each initializer starts at a multiple of
+/// [`ALIGN`].
 ///
 /// Returns the rewritten model and the bytes moved out (0 when the model
 /// already keeps its weights outside, or inline in typed fields).
@@ -135,26 +209,243 @@ pub fn externalize(
 ) -> io::Result<(Vec<u8>, u64)> {
     let mut written = 0u64;
     let mut moved = 0u64;
+    let mut detached = None;
     let mut out = Vec::with_capacity(1 << 20);
     for f in fields(model)? {
         match (f.number, f.payload) {
             (MODEL_GRAPH, Some(graph)) => {
+                let gfs = fields(graph)?;
+                // Nodes this code cannot read: the weights move out as
+                // before, nothing is detached.
+                let detach = detachable(&gfs).unwrap_or(None);
                 let mut g = Vec::with_capacity(graph.len().min(1 << 20));
-                for gf in fields(graph)? {
-                    match (gf.number, gf.payload) {
-                        (GRAPH_INITIALIZER, Some(tensor)) => {
+                for (i, gf) in gfs.iter().enumerate() {
+                    match (gf.number, gf.payload, &detach) {
+                        (GRAPH_NODE, _, Some(d)) if i == d.node => {}
+                        (GRAPH_INPUT, Some(v), Some(d))
+                            if string(v, VALUE_NAME)? == Some(d.table.name) => {}
+                        (GRAPH_INITIALIZER, Some(tensor), Some(d))
+                            if string(tensor, TENSOR_NAME)? == Some(d.table.name) =>
+                        {
+                            let offset = append_aligned(data, d.table.raw, &mut written)?;
+                            moved += d.table.raw.len() as u64;
+                            detached = Some(DetachedGather {
+                                input: d.output.to_string(),
+                                indices: d.indices.to_string(),
+                                location: data_name.to_string(),
+                                offset,
+                                rows: d.table.rows,
+                                cols: d.table.cols,
+                                elem_type: d.table.elem_type,
+                            });
+                        }
+                        (GRAPH_INITIALIZER, Some(tensor), _) => {
                             let t = tensor_out(tensor, data_name, data, &mut written, &mut moved)?;
                             put_bytes(&mut g, GRAPH_INITIALIZER, &t);
                         }
                         _ => g.extend_from_slice(gf.raw),
                     }
                 }
+                if let Some(d) = &detached {
+                    put_bytes(&mut g, GRAPH_INPUT, &rows_input(d));
+                }
                 put_bytes(&mut out, MODEL_GRAPH, &g);
             }
             _ => out.extend_from_slice(f.raw),
         }
     }
+    if let Some(d) = &detached {
+        let json = serde_json::to_string(d).map_err(io::Error::other)?;
+        put_bytes(&mut out, MODEL_METADATA, &entry(DETACHED_KEY, &json));
+    }
     Ok((out, moved))
+}
+
+/// The `Gather` [`externalize`] detaches: its index among the graph's
+/// fields, its table (name, raw bytes, shape, element type), its indices
+/// input and its output.
+struct Detach<'a> {
+    node: usize,
+    table: Table<'a>,
+    indices: &'a str,
+    output: &'a str,
+}
+
+/// A `TensorProto` that can be detached: a 2-D table held inline.
+#[derive(Clone, Copy)]
+struct Table<'a> {
+    name: &'a str,
+    raw: &'a [u8],
+    rows: u64,
+    cols: u64,
+    elem_type: i32,
+}
+
+/// The first length-delimited field `number` of `message` as UTF-8.
+fn string(message: &[u8], number: u32) -> io::Result<Option<&str>> {
+    Ok(fields(message)?
+        .into_iter()
+        .find(|f| f.number == number)
+        .and_then(|f| f.payload)
+        .and_then(|p| std::str::from_utf8(p).ok()))
+}
+
+/// Every length-delimited field `number` of `message` as UTF-8.
+fn strings(message: &[u8], number: u32) -> io::Result<Vec<&str>> {
+    Ok(fields(message)?
+        .into_iter()
+        .filter(|f| f.number == number)
+        .filter_map(|f| f.payload.and_then(|p| std::str::from_utf8(p).ok()))
+        .collect())
+}
+
+/// The `Gather` to detach: on axis 0, reading a 2-D initializer of at
+/// least [`DETACH_MIN_BYTES`] held inline (float, uint8 or int8) that no
+/// other node reads, by a graph input; the largest such table when there
+/// are several.
+fn detachable<'a>(graph: &[Field<'a>]) -> io::Result<Option<Detach<'a>>> {
+    let mut inputs = Vec::new();
+    let mut nodes = Vec::new();
+    let mut tables = Vec::new();
+    for (i, f) in graph.iter().enumerate() {
+        let Some(p) = f.payload else { continue };
+        match f.number {
+            GRAPH_INPUT => inputs.extend(string(p, VALUE_NAME)?),
+            GRAPH_NODE => nodes.push((i, p)),
+            GRAPH_INITIALIZER => tables.extend(table(p)?),
+            _ => {}
+        }
+    }
+    let mut readers: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut gathers = Vec::new();
+    for &(i, p) in &nodes {
+        let node_inputs = strings(p, NODE_INPUT)?;
+        for name in &node_inputs {
+            *readers.entry(name).or_default() += 1;
+        }
+        if string(p, NODE_OP_TYPE)? != Some("Gather") || axis(p)? != 0 {
+            continue;
+        }
+        let outputs = strings(p, NODE_OUTPUT)?;
+        if let ([table, indices], [output]) = (&node_inputs[..], &outputs[..]) {
+            gathers.push((i, *table, *indices, *output));
+        }
+    }
+    Ok(gathers
+        .into_iter()
+        .filter(|(_, t, indices, _)| readers.get(t) == Some(&1) && inputs.contains(indices))
+        .filter_map(|(node, t, indices, output)| {
+            let table = *tables.iter().find(|x| x.name == t)?;
+            Some(Detach {
+                node,
+                table,
+                indices,
+                output,
+            })
+        })
+        .max_by_key(|d| d.table.raw.len()))
+}
+
+/// The tensor as a [`Table`], when it is one.
+fn table(tensor: &[u8]) -> io::Result<Option<Table<'_>>> {
+    let fs = fields(tensor)?;
+    let mut dims = Vec::new();
+    for f in fs.iter().filter(|f| f.number == TENSOR_DIMS) {
+        match (f.varint, f.payload) {
+            (Some(v), _) => dims.push(v),
+            (None, Some(mut packed)) => {
+                while !packed.is_empty() {
+                    dims.push(decode_varint(&mut packed).map_err(|e| malformed(&e.to_string()))?);
+                }
+            }
+            _ => {}
+        }
+    }
+    let elem_type = fs
+        .iter()
+        .find(|f| f.number == TENSOR_DATA_TYPE)
+        .and_then(|f| f.varint)
+        .unwrap_or(0) as i32;
+    let size = match elem_type {
+        1 => 4,
+        2 | 3 => 1,
+        _ => return Ok(None),
+    };
+    let name = fs
+        .iter()
+        .find(|f| f.number == TENSOR_NAME)
+        .and_then(|f| f.payload)
+        .and_then(|p| std::str::from_utf8(p).ok());
+    let raw = fs
+        .iter()
+        .find(|f| f.number == TENSOR_RAW_DATA)
+        .and_then(|f| f.payload);
+    match (name, raw, &dims[..]) {
+        (Some(name), Some(raw), &[rows, cols])
+            if raw.len() >= DETACH_MIN_BYTES && rows * cols * size == raw.len() as u64 =>
+        {
+            Ok(Some(Table {
+                name,
+                raw,
+                rows,
+                cols,
+                elem_type,
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// A node's `axis` attribute (0 when absent).
+fn axis(node: &[u8]) -> io::Result<i64> {
+    for f in fields(node)? {
+        if let (NODE_ATTRIBUTE, Some(a)) = (f.number, f.payload) {
+            let afs = fields(a)?;
+            let named_axis = afs
+                .iter()
+                .any(|x| x.number == ATTRIBUTE_NAME && x.payload == Some(b"axis"));
+            if named_axis {
+                let i = afs.iter().find(|x| x.number == ATTRIBUTE_INT);
+                return Ok(i.and_then(|x| x.varint).unwrap_or(0) as i64);
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// The `ValueInfoProto` of the detached rows: `[batch, tokens, cols]`.
+fn rows_input(d: &DetachedGather) -> Vec<u8> {
+    let mut shape = Vec::new();
+    for dim in ["batch", "tokens"] {
+        let mut x = Vec::new();
+        put_bytes(&mut x, DIM_PARAM, dim.as_bytes());
+        put_bytes(&mut shape, SHAPE_DIM, &x);
+    }
+    let mut x = Vec::new();
+    encode_key(DIM_VALUE, WireType::Varint, &mut x);
+    encode_varint(d.cols, &mut x);
+    put_bytes(&mut shape, SHAPE_DIM, &x);
+    let mut tensor = Vec::new();
+    encode_key(TENSOR_TYPE_ELEM, WireType::Varint, &mut tensor);
+    encode_varint(d.elem_type as u64, &mut tensor);
+    put_bytes(&mut tensor, TENSOR_TYPE_SHAPE, &shape);
+    let mut ty = Vec::new();
+    put_bytes(&mut ty, TYPE_TENSOR, &tensor);
+    let mut v = Vec::new();
+    put_bytes(&mut v, VALUE_NAME, d.input.as_bytes());
+    put_bytes(&mut v, VALUE_TYPE, &ty);
+    v
+}
+
+/// Writes `raw` to `data` at the next multiple of [`ALIGN`] after
+/// `written` bytes, zero-padded; returns its offset.
+fn append_aligned(data: &mut impl Write, raw: &[u8], written: &mut u64) -> io::Result<u64> {
+    let pad = (ALIGN - *written % ALIGN) % ALIGN;
+    data.write_all(&vec![0u8; pad as usize])?;
+    let offset = *written + pad;
+    data.write_all(raw)?;
+    *written = offset + raw.len() as u64;
+    Ok(offset)
 }
 
 /// One `TensorProto`, its `raw_data` moved to `data` when it is large
@@ -178,11 +469,7 @@ fn tensor_out(
     let Some(raw) = raw.filter(|_| !already) else {
         return Ok(tensor.to_vec());
     };
-    let pad = (ALIGN - *written % ALIGN) % ALIGN;
-    data.write_all(&vec![0u8; pad as usize])?;
-    let offset = *written + pad;
-    data.write_all(raw)?;
-    *written = offset + raw.len() as u64;
+    let offset = append_aligned(data, raw, written)?;
     *moved += raw.len() as u64;
     let mut t = Vec::with_capacity(256);
     for f in fs.iter().filter(|f| f.number != TENSOR_RAW_DATA) {
@@ -200,12 +487,18 @@ fn tensor_out(
     Ok(t)
 }
 
+/// The version of [`externalize`]'s rewrite, recorded in the stamp of a
+/// mapped copy so that a copy an older rewrite made is made again (2: the
+/// word-embedding `Gather` detached).
+const REWRITE_VERSION: u32 = 2;
+
 /// The name of the data file beside a mapped model.
 pub const DATA_FILE: &str = "model.onnx.data";
 
 /// `model.onnx` rewritten by [`externalize`] into `dir` (as `model.onnx` and
 /// [`DATA_FILE`]), reusing the copy already there when `dir/source` records
-/// the same source (canonical path, size, modification time). Files are
+/// the same source (canonical path, size, modification time) and rewrite
+/// ([`REWRITE_VERSION`]). Files are
 /// written under temporary names and renamed one after the other (data,
 /// model, stamp), so no reader sees a half-written file; two processes
 /// converting the same source at once write the same bytes. (A process
@@ -228,7 +521,7 @@ pub fn mapped_model(source: &Path, dir: &Path) -> io::Result<Option<PathBuf>> {
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
     let stamp = format!(
-        "{}\n{}\n{modified}\n",
+        "{}\n{}\n{modified}\n{REWRITE_VERSION}\n",
         source.canonicalize()?.display(),
         meta.len()
     );
@@ -391,6 +684,118 @@ mod tests {
         assert_eq!(
             mapped_model(&source, &tmp.path().join("none")).unwrap(),
             None
+        );
+    }
+
+    fn node(op: &str, inputs: &[&str], output: &str) -> Vec<u8> {
+        let mut n = Vec::new();
+        for i in inputs {
+            put_bytes(&mut n, NODE_INPUT, i.as_bytes());
+        }
+        put_bytes(&mut n, NODE_OUTPUT, output.as_bytes());
+        put_bytes(&mut n, NODE_OP_TYPE, op.as_bytes());
+        n
+    }
+
+    fn table_tensor(name: &str, rows: u64, cols: u64, raw: &[u8]) -> Vec<u8> {
+        let mut t = Vec::new();
+        let mut dims = Vec::new();
+        encode_varint(rows, &mut dims);
+        encode_varint(cols, &mut dims);
+        put_bytes(&mut t, TENSOR_DIMS, &dims); // packed, as protobuf 3 writes them
+        encode_key(TENSOR_DATA_TYPE, WireType::Varint, &mut t);
+        encode_varint(2, &mut t); // uint8
+        put_bytes(&mut t, TENSOR_NAME, name.as_bytes());
+        put_bytes(&mut t, TENSOR_RAW_DATA, raw);
+        t
+    }
+
+    fn input(name: &str) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_bytes(&mut v, VALUE_NAME, name.as_bytes());
+        v
+    }
+
+    #[test]
+    fn the_word_embedding_gather_is_detached_and_its_rows_located() {
+        let (rows, cols) = (DETACH_MIN_BYTES as u64 / 64, 64u64);
+        let raw: Vec<u8> = (0..rows * cols).map(|i| (i / cols % 251) as u8).collect();
+        let model = |extra_reader: bool| {
+            let mut graph = Vec::new();
+            put_bytes(
+                &mut graph,
+                GRAPH_NODE,
+                &node("Gather", &["word", "input_ids"], "we"),
+            );
+            put_bytes(&mut graph, GRAPH_NODE, &node("Add", &["we", "pos"], "x"));
+            if extra_reader {
+                put_bytes(&mut graph, GRAPH_NODE, &node("Shape", &["word"], "s"));
+            }
+            put_bytes(&mut graph, GRAPH_INPUT, &input("input_ids"));
+            put_bytes(&mut graph, GRAPH_INITIALIZER, &tensor("pos", &[9u8; 8192]));
+            put_bytes(
+                &mut graph,
+                GRAPH_INITIALIZER,
+                &table_tensor("word", rows, cols, &raw),
+            );
+            let mut m = Vec::new();
+            put_bytes(&mut m, MODEL_GRAPH, &graph);
+            m
+        };
+
+        let mut data = Vec::new();
+        let (out, moved) = externalize(&model(false), "w.data", &mut data).unwrap();
+        assert_eq!(moved, 8192 + raw.len() as u64);
+        let top = fields(&out).unwrap();
+        let meta = top.iter().find(|f| f.number == MODEL_METADATA).unwrap();
+        assert_eq!(
+            string(meta.payload.unwrap(), 1).unwrap(),
+            Some(DETACHED_KEY)
+        );
+        let d: DetachedGather =
+            serde_json::from_str(string(meta.payload.unwrap(), 2).unwrap().unwrap()).unwrap();
+        assert_eq!(
+            d,
+            DetachedGather {
+                input: "we".into(),
+                indices: "input_ids".into(),
+                location: "w.data".into(),
+                offset: ALIGN,
+                rows,
+                cols,
+                elem_type: 2,
+            }
+        );
+        // Row 300 of the table is where the entry says.
+        let at = (d.offset + 300 * cols) as usize;
+        assert_eq!(&data[at..at + cols as usize], &raw[300 * 64..301 * 64]);
+        let graph = fields(top[0].payload.unwrap()).unwrap();
+        let ops: Vec<_> = graph
+            .iter()
+            .filter(|f| f.number == GRAPH_NODE)
+            .map(|f| string(f.payload.unwrap(), NODE_OP_TYPE).unwrap().unwrap())
+            .collect();
+        assert_eq!(ops, ["Add"], "the Gather is gone");
+        let inputs: Vec<_> = graph
+            .iter()
+            .filter(|f| f.number == GRAPH_INPUT)
+            .map(|f| string(f.payload.unwrap(), VALUE_NAME).unwrap().unwrap())
+            .collect();
+        assert_eq!(inputs, ["input_ids", "we"]);
+        let inits: Vec<_> = graph
+            .iter()
+            .filter(|f| f.number == GRAPH_INITIALIZER)
+            .map(|f| string(f.payload.unwrap(), TENSOR_NAME).unwrap().unwrap())
+            .collect();
+        assert_eq!(inits, ["pos"], "the table is left out of the graph");
+
+        // Another node reads the table: nothing is detached.
+        let (out, _) = externalize(&model(true), "w.data", &mut Vec::new()).unwrap();
+        assert!(
+            fields(&out)
+                .unwrap()
+                .iter()
+                .all(|f| f.number != MODEL_METADATA)
         );
     }
 
