@@ -19,9 +19,9 @@
 //!
 //! That still leaves the table's pages in the service's RSS: every page a
 //! text's rows fall in, plus the kernel's read-around, stays mapped, and a
-//! large repository's texts touch most of the 384 MB (laravel/framework
-//! `src/`, stop 34: the service and `serve` together peaked at 1,014 MiB
-//! against 842 MiB before the last third of the files). So the rewrite also
+//! large repository's texts touch most of the 384 MB (`RssFile` 408 MB
+//! after 1,461 chunks of laravel/framework; README § Speed, memory and
+//! quality has the measurements before and after). So the rewrite also
 //! *detaches* the table: the one `Gather` that reads rows of a large 2-D
 //! initializer by a graph input (`word_embeddings[input_ids]`) is removed,
 //! its output becomes a graph input, the table stays in the data file, and
@@ -770,24 +770,25 @@ mod tests {
         let at = (d.offset + 300 * cols) as usize;
         assert_eq!(&data[at..at + cols as usize], &raw[300 * 64..301 * 64]);
         let graph = fields(top[0].payload.unwrap()).unwrap();
-        let ops: Vec<_> = graph
-            .iter()
-            .filter(|f| f.number == GRAPH_NODE)
-            .map(|f| string(f.payload.unwrap(), NODE_OP_TYPE).unwrap().unwrap())
-            .collect();
-        assert_eq!(ops, ["Add"], "the Gather is gone");
-        let inputs: Vec<_> = graph
-            .iter()
-            .filter(|f| f.number == GRAPH_INPUT)
-            .map(|f| string(f.payload.unwrap(), VALUE_NAME).unwrap().unwrap())
-            .collect();
-        assert_eq!(inputs, ["input_ids", "we"]);
-        let inits: Vec<_> = graph
-            .iter()
-            .filter(|f| f.number == GRAPH_INITIALIZER)
-            .map(|f| string(f.payload.unwrap(), TENSOR_NAME).unwrap().unwrap())
-            .collect();
-        assert_eq!(inits, ["pos"], "the table is left out of the graph");
+        // The string field `inner` of each graph field `outer`.
+        let names = |outer: u32, inner: u32| -> Vec<&str> {
+            graph
+                .iter()
+                .filter(|f| f.number == outer)
+                .map(|f| string(f.payload.unwrap(), inner).unwrap().unwrap())
+                .collect()
+        };
+        assert_eq!(
+            names(GRAPH_NODE, NODE_OP_TYPE),
+            ["Add"],
+            "the Gather is gone"
+        );
+        assert_eq!(names(GRAPH_INPUT, VALUE_NAME), ["input_ids", "we"]);
+        assert_eq!(
+            names(GRAPH_INITIALIZER, TENSOR_NAME),
+            ["pos"],
+            "the table is left out of the graph"
+        );
 
         // Another node reads the table: nothing is detached.
         let (out, _) = externalize(&model(true), "w.data", &mut Vec::new()).unwrap();
