@@ -221,12 +221,8 @@ pub fn externalize(
                 let mut g = Vec::with_capacity(graph.len().min(1 << 20));
                 for (i, gf) in gfs.iter().enumerate() {
                     match (gf.number, gf.payload, &detach) {
-                        (GRAPH_NODE, _, Some(d)) if i == d.node => {}
-                        (GRAPH_INPUT, Some(v), Some(d))
-                            if string(v, VALUE_NAME)? == Some(d.table.name) => {}
-                        (GRAPH_INITIALIZER, Some(tensor), Some(d))
-                            if string(tensor, TENSOR_NAME)? == Some(d.table.name) =>
-                        {
+                        (_, _, Some(d)) if i == d.node || Some(i) == d.table_input => {}
+                        (_, _, Some(d)) if i == d.table.field => {
                             let offset = append_aligned(data, d.table.raw, &mut written)?;
                             moved += d.table.raw.len() as u64;
                             detached = Some(DetachedGather {
@@ -262,18 +258,22 @@ pub fn externalize(
 }
 
 /// The `Gather` [`externalize`] detaches: its index among the graph's
-/// fields, its table (name, raw bytes, shape, element type), its indices
-/// input and its output.
+/// fields, its table (name, raw bytes, shape, element type), the index of
+/// the graph input that names the table too (older exports list
+/// initializers as inputs), its indices input and its output.
 struct Detach<'a> {
     node: usize,
     table: Table<'a>,
+    table_input: Option<usize>,
     indices: &'a str,
     output: &'a str,
 }
 
-/// A `TensorProto` that can be detached: a 2-D table held inline.
+/// A `TensorProto` that can be detached: a 2-D table held inline, the
+/// `field`-th field of its graph.
 #[derive(Clone, Copy)]
 struct Table<'a> {
+    field: usize,
     name: &'a str,
     raw: &'a [u8],
     rows: u64,
@@ -310,9 +310,9 @@ fn detachable<'a>(graph: &[Field<'a>]) -> io::Result<Option<Detach<'a>>> {
     for (i, f) in graph.iter().enumerate() {
         let Some(p) = f.payload else { continue };
         match f.number {
-            GRAPH_INPUT => inputs.extend(string(p, VALUE_NAME)?),
+            GRAPH_INPUT => inputs.extend(string(p, VALUE_NAME)?.map(|name| (i, name))),
             GRAPH_NODE => nodes.push((i, p)),
-            GRAPH_INITIALIZER => tables.extend(table(p)?),
+            GRAPH_INITIALIZER => tables.extend(table(i, p)?),
             _ => {}
         }
     }
@@ -331,14 +331,16 @@ fn detachable<'a>(graph: &[Field<'a>]) -> io::Result<Option<Detach<'a>>> {
             gathers.push((i, *table, *indices, *output));
         }
     }
+    let input = |name: &str| inputs.iter().find(|(_, n)| *n == name).map(|(i, _)| *i);
     Ok(gathers
         .into_iter()
-        .filter(|(_, t, indices, _)| readers.get(t) == Some(&1) && inputs.contains(indices))
+        .filter(|(_, t, indices, _)| readers.get(t) == Some(&1) && input(indices).is_some())
         .filter_map(|(node, t, indices, output)| {
             let table = *tables.iter().find(|x| x.name == t)?;
             Some(Detach {
                 node,
                 table,
+                table_input: input(t),
                 indices,
                 output,
             })
@@ -346,8 +348,9 @@ fn detachable<'a>(graph: &[Field<'a>]) -> io::Result<Option<Detach<'a>>> {
         .max_by_key(|d| d.table.raw.len()))
 }
 
-/// The tensor as a [`Table`], when it is one.
-fn table(tensor: &[u8]) -> io::Result<Option<Table<'_>>> {
+/// The tensor, the `field`-th field of its graph, as a [`Table`], when it
+/// is one.
+fn table(field: usize, tensor: &[u8]) -> io::Result<Option<Table<'_>>> {
     let fs = fields(tensor)?;
     let mut dims = Vec::new();
     for f in fs.iter().filter(|f| f.number == TENSOR_DIMS) {
@@ -385,6 +388,7 @@ fn table(tensor: &[u8]) -> io::Result<Option<Table<'_>>> {
             if raw.len() >= DETACH_MIN_BYTES && rows * cols * size == raw.len() as u64 =>
         {
             Ok(Some(Table {
+                field,
                 name,
                 raw,
                 rows,
@@ -732,6 +736,8 @@ mod tests {
                 put_bytes(&mut graph, GRAPH_NODE, &node("Shape", &["word"], "s"));
             }
             put_bytes(&mut graph, GRAPH_INPUT, &input("input_ids"));
+            // Older exports list initializers among the inputs too.
+            put_bytes(&mut graph, GRAPH_INPUT, &input("word"));
             put_bytes(&mut graph, GRAPH_INITIALIZER, &tensor("pos", &[9u8; 8192]));
             put_bytes(
                 &mut graph,
