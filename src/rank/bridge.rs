@@ -81,6 +81,14 @@ pub const KANJI_MIN_COSINE: f32 = 0.905;
 pub const MIN_READING: f32 = 0.75;
 /// Mean of reading and scaled cosine a katakana candidate needs.
 pub const MIN_KATAKANA_SCORE: f32 = 0.7;
+/// A reading this close on a skeleton of [`DISTINCT_SKELETON`] symbols or
+/// more is taken whatever the mean, once the cosine clears the unrelated
+/// floor (`COSINE_RANGE.0`): ショートカット `Stkt` reads as shortcut exactly,
+/// but e5 puts the two at 0.839 only (the mean 0.63). Short skeletons keep
+/// the mean: ロール `rr` reads like role, roller, rule, error alike.
+pub const EXACT_READING: f32 = 0.95;
+/// Skeleton symbols a reading needs to count as specific (see [`EXACT_READING`]).
+pub const DISTINCT_SKELETON: usize = 4;
 /// Cosines are scaled to 0–1 over this range for the katakana mean: e5's
 /// unrelated word pairs start around 0.80, close translations reach 0.95.
 const COSINE_RANGE: (f32, f32) = (0.80, 0.95);
@@ -204,10 +212,12 @@ impl Vocabulary {
                 (r >= MIN_READING).then(|| {
                     let c = ((cos[i] - COSINE_RANGE.0) / (COSINE_RANGE.1 - COSINE_RANGE.0))
                         .clamp(0.0, 1.0);
-                    (i, (r + c) / 2.0)
+                    let exact = r >= EXACT_READING && reading.len() >= DISTINCT_SKELETON && c > 0.0;
+                    (i, (r + c) / 2.0, exact)
                 })
             })
-            .filter(|(_, s)| *s >= MIN_KATAKANA_SCORE)
+            .filter(|(_, s, exact)| *s >= MIN_KATAKANA_SCORE || *exact)
+            .map(|(i, s, _)| (i, s))
             .collect();
         best.sort_by(|a, b| b.1.total_cmp(&a.1));
         let (top, score) = *best.first()?;
@@ -342,16 +352,22 @@ pub fn romanize(katakana: &str) -> String {
 
 /// Consonant skeleton symbols: plain ASCII consonants plus `S` (sh), `C`
 /// (ch), `T` (ts), `J` (j, soft g), `F` (f).
+///
+/// A doubled consonant counts once (`tt` in "letter", ッ's `tt` in カット),
+/// the same consonant twice across a vowel twice (ロール `rr`, as in "roller";
+/// merging those read ロール as `r` and tied it with every word of one r).
 fn consonants(s: &str) -> Vec<u8> {
     let mut out: Vec<u8> = Vec::new();
+    let mut prev: Option<u8> = None;
     for b in s.bytes() {
         if b"aeiouy".contains(&b) {
+            prev = None;
             continue;
         }
-        if out.last() == Some(&b) {
-            continue;
+        if prev != Some(b) {
+            out.push(b);
         }
-        out.push(b);
+        prev = Some(b);
     }
     out
 }
@@ -529,6 +545,45 @@ mod tests {
         ] {
             assert!(reading(k, w) < MIN_READING, "{k} / {w}: {}", reading(k, w));
         }
+    }
+
+    #[test]
+    fn a_consonant_repeated_across_a_vowel_is_read_twice() {
+        assert_eq!(katakana_skeleton("ロール"), b"rr");
+        assert_eq!(katakana_skeleton("カット"), b"kt");
+        assert!(reading("ロール", "role") >= MIN_READING);
+        for w in ["are", "error", "uri"] {
+            assert!(
+                reading("ロール", w) < MIN_READING,
+                "ロール / {w}: {}",
+                reading("ロール", w)
+            );
+        }
+    }
+
+    #[test]
+    fn an_exact_long_reading_needs_only_a_related_cosine() {
+        // e5 puts ショートカット and shortcut at 0.839 (BookStack's
+        // vocabulary): the mean with a perfect reading is 0.63, under
+        // MIN_KATAKANA_SCORE; a four-consonant exact reading is taken.
+        let at = |c: f32| -> Vec<f32> { vec![c, 0.0, 0.0, (1.0 - c * c).sqrt()] };
+        let vocab = Vocabulary::new(vec![("shortcut".into(), unit(0))]);
+        let none = HashMap::new();
+        let t = vocab.translate(&["ショートカット".into()], &[at(0.839)], &none);
+        assert_eq!(t[0].words[0].0, "shortcut");
+        // Below the unrelated floor it is not.
+        assert!(
+            vocab
+                .translate(&["ショートカット".into()], &[at(0.79)], &none)
+                .is_empty()
+        );
+        // A short skeleton still needs the mean (ロール `rr`).
+        let vocab = Vocabulary::new(vec![("roller".into(), unit(0))]);
+        assert!(
+            vocab
+                .translate(&["ロール".into()], &[at(0.839)], &none)
+                .is_empty()
+        );
     }
 
     /// A unit vector along axis `i` of four: one word per axis.

@@ -286,18 +286,23 @@ impl Ranker {
         let mut terms = plan.untranslated.clone();
         terms.extend(plan.compounds.iter().map(|(run, _)| run.clone()));
         let pieces = bridge::compound_pieces(&terms);
+        // A Japanese request the glossary read whole has its English
+        // rendering now, and it joins the same call.
+        let early_rendering = terms
+            .is_empty()
+            .then(|| plan.english_rendering(&req.query))
+            .flatten();
         let mut texts = vec![req.query.clone()];
         texts.extend(terms.iter().cloned());
         texts.extend(pieces.iter().cloned());
-        let mut vectors = match embedder {
-            // ONNX Runtime inference is CPU-bound and blocking.
-            Some(emb) => tokio::task::spawn_blocking(move || emb.embed_queries(&texts))
-                .await
-                .map_err(|e| RankError::Worker(e.to_string()))??,
+        texts.extend(early_rendering.iter().cloned());
+        let mut vectors = match &embedder {
+            Some(emb) => embed_blocking(emb, texts).await?,
             None => Vec::new(),
         };
-        let query_vector = (!vectors.is_empty()).then(|| vectors.remove(0));
-        if query_vector.is_some() && !terms.is_empty() {
+        let mut rendering_vector = early_rendering.and_then(|_| vectors.pop());
+        let mut query_vector = (!vectors.is_empty()).then(|| vectors.remove(0));
+        if let (Some(emb), true) = (&embedder, query_vector.is_some() && !terms.is_empty()) {
             let vocab = self.vocabulary(store).await?;
             let piece_vectors: HashMap<String, Vec<f32>> = pieces
                 .into_iter()
@@ -305,6 +310,12 @@ impl Ranker {
                 .collect();
             let found = vocab.translate(&terms, &vectors, &piece_vectors);
             plan.add_translations(&req.query, found);
+            if let Some(en) = plan.english_rendering(&req.query) {
+                rendering_vector = embed_blocking(emb, vec![en]).await?.pop();
+            }
+        }
+        if let (Some(q), Some(en)) = (query_vector.as_mut(), rendering_vector) {
+            mix_rendering(q, &en);
         }
         let embed_ms = started.elapsed().as_secs_f64() * 1000.0;
         self.keep_present_kinds(store, &mut plan).await?;
@@ -376,6 +387,41 @@ impl Ranker {
             candidates,
         })
     }
+}
+
+/// Share of a Japanese request's English rendering
+/// ([`plan::QueryPlan::english_rendering`]) in its query vector; the
+/// request's own vector has the rest. The equal mix, not fitted: on the
+/// Japanese sets of `bench/sets` (`bench/run.sh retrieval … --ja`, the table
+/// in `bench/README.md` § Retrieval) the rendering alone lost MRR
+/// (BookStack 0.597 → 0.532), 0.35 and 0.5 differed by a request here or
+/// there, and 0.5 shared the most top-5 files with the English request.
+const RENDERING_WEIGHT: f32 = 0.5;
+
+/// `q` ← the unit vector of `(1 − w)·q + w·en` (`w` = [`RENDERING_WEIGHT`]);
+/// both are unit vectors of the same model.
+fn mix_rendering(q: &mut [f32], en: &[f32]) {
+    for (a, b) in q.iter_mut().zip(en) {
+        *a = (1.0 - RENDERING_WEIGHT) * *a + RENDERING_WEIGHT * b;
+    }
+    let norm = q.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        q.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+/// Embeds `texts` as queries off the async runtime (ONNX Runtime inference
+/// is CPU-bound and blocking).
+async fn embed_blocking(
+    emb: &Arc<dyn Embedder>,
+    texts: Vec<String>,
+) -> Result<Vec<Vec<f32>>, RankError> {
+    let emb = emb.clone();
+    Ok(
+        tokio::task::spawn_blocking(move || emb.embed_queries(&texts))
+            .await
+            .map_err(|e| RankError::Worker(e.to_string()))??,
+    )
 }
 
 /// Candidate files from the file-level BM25 hits, the chunk-level BM25 hits

@@ -414,6 +414,53 @@ fn keywords_of(words: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 impl QueryPlan {
+    /// The request as English words, in its own order, for embedding a
+    /// Japanese request as its English counterpart would be: each
+    /// translated term gives its first (main) word, the request's ASCII
+    /// words stay, the rest (particles, untranslated terms, punctuation)
+    /// goes. `バックアップコードの文言を調整` with backup code, wording and
+    /// adjust translated → `backup code wording adjust`. `None` for a
+    /// request without Japanese or with no term translated.
+    pub fn english_rendering(&self, query: &str) -> Option<String> {
+        let query: String = query.nfkc().collect();
+        if !is_japanese(&query) || self.translated.is_empty() {
+            return None;
+        }
+        let mut out: Vec<&str> = Vec::new();
+        let mut ascii_from: Option<usize> = None;
+        let mut i = 0;
+        while i < query.len() {
+            let rest = &query[i..];
+            let term = self
+                .translated
+                .iter()
+                .filter(|t| rest.starts_with(t.term.as_str()))
+                .filter_map(|t| Some((t.term.len(), t.words.first()?.0.as_str())))
+                .max_by_key(|(len, _)| *len);
+            let c = rest.chars().next().unwrap_or(' ');
+            if term.is_none() && c.is_ascii() {
+                ascii_from.get_or_insert(i);
+                i += 1;
+                continue;
+            }
+            if let Some(from) = ascii_from.take() {
+                out.extend(query[from..i].split(|c: char| !c.is_ascii_alphanumeric()));
+            }
+            match term {
+                Some((len, word)) => {
+                    out.push(word);
+                    i += len;
+                }
+                None => i += c.len_utf8(),
+            }
+        }
+        if let Some(from) = ascii_from {
+            out.extend(query[from..].split(|c: char| !c.is_ascii_alphanumeric()));
+        }
+        out.retain(|w| !w.is_empty());
+        Some(out.join(" "))
+    }
+
     /// Adds the bridge's translations of [`QueryPlan::untranslated`] terms
     /// and recomputes keywords, kind hints and slots.
     pub fn add_translations(&mut self, query: &str, found: Vec<Translation>) {
@@ -716,6 +763,22 @@ mod tests {
                 p.untranslated
             );
         }
+    }
+
+    #[test]
+    fn a_japanese_request_is_rendered_in_english_words() {
+        let p = plan("WYSIWYG: テーブルのコメントを修正");
+        assert_eq!(
+            p.english_rendering("WYSIWYG: テーブルのコメントを修正")
+                .as_deref(),
+            Some("WYSIWYG table comment fix")
+        );
+        // An untranslated term is left out, the longer term wins over the
+        // one inside it (監査ログ over ログ).
+        let q = "監査ログのウェールズを修正";
+        assert_eq!(plan(q).english_rendering(q).as_deref(), Some("audit fix"));
+        let q = "fix the audit log";
+        assert_eq!(plan(q).english_rendering(q), None);
     }
 
     #[test]
