@@ -413,10 +413,22 @@ fn keywords_of(words: impl Iterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
+/// The words of `t` an English rendering uses: the main sense of a glossary
+/// or cosine translation, every piece of a katakana compound (the bridge's
+/// reading gives one word, or one per piece).
+fn rendered_words(t: &Translation) -> Vec<&str> {
+    let take = match t.via {
+        TranslationSource::Reading => t.words.len(),
+        TranslationSource::Glossary | TranslationSource::Embedding => 1,
+    };
+    t.words.iter().take(take).map(|(w, _)| w.as_str()).collect()
+}
+
 impl QueryPlan {
     /// The request as English words, in its own order, for embedding a
     /// Japanese request as its English counterpart would be: each
-    /// translated term gives its first (main) word, the request's ASCII
+    /// translated term gives its main word (a compound the bridge read in
+    /// pieces, each piece's: セットアップスクリプト → setup script), the request's ASCII
     /// words stay, the rest (particles, untranslated terms, punctuation)
     /// goes. `バックアップコードの文言を調整` with backup code, wording and
     /// adjust translated → `backup code wording adjust`. `None` for a
@@ -435,7 +447,8 @@ impl QueryPlan {
                 .translated
                 .iter()
                 .filter(|t| rest.starts_with(t.term.as_str()))
-                .filter_map(|t| Some((t.term.len(), t.words.first()?.0.as_str())))
+                .map(|t| (t.term.len(), rendered_words(t)))
+                .filter(|(_, words)| !words.is_empty())
                 .max_by_key(|(len, _)| *len);
             let c = rest.chars().next().unwrap_or(' ');
             if term.is_none() && c.is_ascii() {
@@ -447,8 +460,8 @@ impl QueryPlan {
                 out.extend(query[from..i].split(|c: char| !c.is_ascii_alphanumeric()));
             }
             match term {
-                Some((len, word)) => {
-                    out.push(word);
+                Some((len, words)) => {
+                    out.extend(words);
                     i += len;
                 }
                 None => i += c.len_utf8(),
@@ -779,6 +792,18 @@ mod tests {
         assert_eq!(plan(q).english_rendering(q).as_deref(), Some("audit fix"));
         let q = "fix the audit log";
         assert_eq!(plan(q).english_rendering(q), None);
+        // A compound the bridge read in pieces gives every piece.
+        let q = "S3 セットアップスクリプトの修正";
+        let mut p = plan(q);
+        p.add_translations(
+            q,
+            vec![Translation {
+                term: "セットアップスクリプト".into(),
+                words: vec![("setup".into(), 0.8), ("script".into(), 0.8)],
+                via: TranslationSource::Reading,
+            }],
+        );
+        assert_eq!(p.english_rendering(q).as_deref(), Some("S3 setup script fix"));
     }
 
     #[test]
