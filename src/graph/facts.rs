@@ -1,7 +1,7 @@
 //! What one file says about other files, before resolution: the classes it
 //! defines (PHP FQCNs), the references it makes (classes, Laravel views,
 //! components, config and translation groups, route names, JS/TS and
-//! Python imports), the tables it is about and the route names it defines.
+//! Python imports, Vue global registrations and their uses), the tables it is about and the route names it defines.
 //! Derived from the text the sync already read for chunking; comments are
 //! blanked first, and class references come from code outside strings.
 
@@ -35,6 +35,22 @@ pub enum RefKind {
     Trans,
     /// `route('a.b')`, `->route('a.b')`, `to_route`.
     RouteName,
+    /// A Vue app's global registration, `.directive('koel-focus', focus)`
+    /// or `.component('IconLayers', X)` with the identifier imported in the
+    /// same file: target `<name> <import path>`, the name as templates
+    /// write it (`v-koel-focus`, `icon-layers`). Resolves to no edge itself
+    /// (the file imports the registered one); it tells [`RefKind::Global`]
+    /// where a name lives.
+    Registers,
+    /// A Vue template's use of a custom directive (`v-koel-focus`) or of a
+    /// component tag its own script does not import (`icon-layers`): a
+    /// globally registered one, if any file [`RefKind::Registers`] it.
+    Global,
+    /// A kind a later version wrote (a state read by an older binary):
+    /// resolves to nothing, instead of failing the whole `sync_state.json`
+    /// and re-embedding the repository.
+    #[serde(other)]
+    Unknown,
 }
 
 /// One reference: its kind, the target as written (a FQCN resolved against
@@ -73,6 +89,11 @@ impl FileFacts {
     }
 }
 
+/// Version of what [`extract`] derives; part of the index's admission
+/// rules, so that a change re-reads every file once (chunks' vectors are
+/// reused by content hash). 2: Vue global registrations and their uses.
+pub const FACTS_VERSION: u32 = 2;
+
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;
 
@@ -89,7 +110,7 @@ pub fn extract(rel: &str, text: &str) -> FileFacts {
     .iter()
     .any(|e| lower.ends_with(e))
     {
-        scripts(text)
+        scripts(text, lower.ends_with(".vue"))
     } else if lower.ends_with(".py") {
         python(text)
     } else {
@@ -467,9 +488,115 @@ fn blade(text: &str) -> FileFacts {
     f
 }
 
-fn scripts(text: &str) -> FileFacts {
+/// Vue's built-in directives (`v-if` …), never a global registration.
+const VUE_DIRECTIVES: &[&str] = &[
+    "if", "else", "else-if", "for", "show", "model", "bind", "on", "slot", "html", "text", "once",
+    "pre", "cloak", "memo", "is",
+];
+
+/// `IconLayers`, `koelFocus` → `icon-layers`, `koel-focus`: how a Vue
+/// template writes a registered name.
+fn kebab(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 && !out.ends_with('-') {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Vue global registrations ([`RefKind::Registers`]) of a script, and the
+/// custom directives and unimported component tags ([`RefKind::Global`]) of
+/// a `.vue` file's template.
+fn vue_globals(text: &str, lines: &Lines, vue: bool, f: &mut FileFacts) {
+    static NAMED: OnceLock<Regex> = OnceLock::new();
+    static REGISTER: OnceLock<Regex> = OnceLock::new();
+    static DIRECTIVE: OnceLock<Regex> = OnceLock::new();
+    static TAG: OnceLock<Regex> = OnceLock::new();
+    // Identifier → import path: `import X from 'p'`, `import { a, b as c } from 'p'`.
+    let mut imported: BTreeMap<String, String> = BTreeMap::new();
+    for c in re(
+        &NAMED,
+        r#"\bimport\s+(?:(\w+)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\s*['"]([^'"\n]+)['"]"#,
+    )
+    .captures_iter(text)
+    {
+        let path = c.get(3).expect("group 3").as_str();
+        let names = c.get(2).map_or("", |m| m.as_str());
+        let local = names
+            .split(',')
+            .filter_map(|n| n.split_whitespace().last())
+            .chain(c.get(1).map(|m| m.as_str()));
+        for n in local {
+            imported.insert(n.to_string(), path.to_string());
+        }
+    }
+    for c in re(
+        &REGISTER,
+        r#"\.(directive|component)\(\s*['"]([\w-]+)['"]\s*,\s*(\w+)"#,
+    )
+    .captures_iter(text)
+    {
+        let (what, name, ident) = (&c[1], &c[2], &c[3]);
+        let Some(path) = imported.get(ident) else {
+            continue;
+        };
+        let name = match what {
+            "directive" => format!("v-{}", kebab(name)),
+            _ => kebab(name),
+        };
+        f.refs.push(Ref {
+            kind: RefKind::Registers,
+            target: format!("{name} {path}"),
+            line: lines.at(c.get(0).expect("match").start()),
+        });
+    }
+    if !vue {
+        return;
+    }
+    let Some(start) = text.find("<template") else {
+        return;
+    };
+    let end = text.rfind("</template>").unwrap_or(text.len()).max(start);
+    let template = &text[start..end];
+    let local: Vec<String> = imported.keys().map(|k| kebab(k)).collect();
+    for c in re(&DIRECTIVE, r"\sv-([a-z][a-z0-9-]*)").captures_iter(template) {
+        let name = &c[1];
+        if !VUE_DIRECTIVES.contains(&name) {
+            f.refs.push(Ref {
+                kind: RefKind::Global,
+                target: format!("v-{name}"),
+                line: lines.at(start + c.get(0).expect("match").start()),
+            });
+        }
+    }
+    for c in re(
+        &TAG,
+        r"<([A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*-[a-z0-9-]*)[\s/>]",
+    )
+    .captures_iter(template)
+    {
+        let name = kebab(&c[1]);
+        if name != "template" && !local.contains(&name) {
+            f.refs.push(Ref {
+                kind: RefKind::Global,
+                target: name,
+                line: lines.at(start + c.get(0).expect("match").start()),
+            });
+        }
+    }
+}
+
+fn scripts(text: &str, vue: bool) -> FileFacts {
     let lines = Lines::new(text);
     let mut f = FileFacts::default();
+    vue_globals(text, &lines, vue, &mut f);
     static IMPORT: OnceLock<Regex> = OnceLock::new();
     for c in re(
         &IMPORT,

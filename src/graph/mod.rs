@@ -1,7 +1,8 @@
 //! The code graph: file → file edges resolved from every file's
 //! [`FileFacts`] (imports, inheritance, class references, Laravel views,
 //! components, Livewire, config and translation groups, route names, model
-//! ↔ migration tables, JS/TS and Python imports), and co-change history
+//! ↔ migration tables, JS/TS and Python imports, Vue templates to the
+//! directives and components registered globally), and co-change history
 //! mined from git ([`cochange`]). [`related`] ranks the files likely to
 //! change with a set of files from both.
 //!
@@ -54,7 +55,9 @@ impl EdgeKind {
             RefKind::Extends => EdgeKind::Extends,
             RefKind::Class => EdgeKind::Class,
             RefKind::View => EdgeKind::View,
-            RefKind::Component => EdgeKind::Component,
+            RefKind::Component | RefKind::Registers | RefKind::Global | RefKind::Unknown => {
+                EdgeKind::Component
+            }
             RefKind::Livewire => EdgeKind::Livewire,
             RefKind::Config => EdgeKind::Config,
             RefKind::Trans => EdgeKind::Trans,
@@ -118,7 +121,8 @@ impl Graph {
     /// Resolves every file's facts against the repository's files (`files`:
     /// every walked file, repo-relative).
     pub fn build(facts: &BTreeMap<String, FileFacts>, files: &BTreeSet<String>) -> Graph {
-        let r = Resolver::new(facts, files);
+        let mut r = Resolver::new(facts, files);
+        r.vue_globals = r.vue_globals(facts);
         let mut g = Graph::default();
         for (from, f) in facts {
             for reference in &f.refs {
@@ -299,6 +303,9 @@ struct Resolver<'a> {
     /// Roots of `@/` aliases found by a file-name suffix (see `script`), tried
     /// before the next scan.
     alias_roots: std::cell::RefCell<Vec<String>>,
+    /// Vue globally registered names (`v-koel-focus`, `icon-layers`) → the
+    /// registered files ([`RefKind::Registers`]).
+    vue_globals: HashMap<String, Vec<String>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -343,7 +350,24 @@ impl<'a> Resolver<'a> {
             configs,
             translations,
             alias_roots: std::cell::RefCell::new(Vec::new()),
+            vue_globals: HashMap::new(),
         }
+    }
+
+    /// The files of every Vue global registration, by the name templates
+    /// use.
+    fn vue_globals(&self, facts: &BTreeMap<String, FileFacts>) -> HashMap<String, Vec<String>> {
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
+        for (from, f) in facts {
+            for r in f.refs.iter().filter(|r| r.kind == RefKind::Registers) {
+                if let Some((name, path)) = r.target.split_once(' ') {
+                    out.entry(name.to_string())
+                        .or_default()
+                        .extend(self.script(from, path));
+                }
+            }
+        }
+        out
     }
 
     fn existing(&self, candidates: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -381,6 +405,8 @@ impl<'a> Resolver<'a> {
                 }
                 self.existing(c)
             }
+            RefKind::Registers | RefKind::Unknown => Vec::new(),
+            RefKind::Global => self.vue_globals.get(t).cloned().unwrap_or_default(),
             RefKind::Component => {
                 let name = t.split("::").last().unwrap_or(t);
                 let path = name.replace('.', "/");

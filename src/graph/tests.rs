@@ -367,3 +367,90 @@ fn laravel_finds_a_models_factory_and_policy_by_these_names() {
         ]
     );
 }
+
+#[test]
+fn vue_templates_reach_globally_registered_directives_and_components() {
+    // koel's app.ts registers its directives globally; a template uses
+    // `v-koel-hide-broken-icon` with no import of the directive's file.
+    let (facts, files) = repo(&[
+        (
+            "resources/assets/js/app.ts",
+            "import { hideBrokenIcon } from '@/directives/hideBrokenIcon'\nimport IconLayers from './components/ui/IconLayers.vue'\nimport { FontAwesomeIcon } from '@fortawesome/vue-fontawesome'\ncreateApp(App)\n  .component('Icon', FontAwesomeIcon)\n  .component('IconLayers', IconLayers)\n  .directive('koel-hide-broken-icon', hideBrokenIcon)\n",
+        ),
+        (
+            "resources/assets/js/directives/hideBrokenIcon.ts",
+            "export const hideBrokenIcon = {}",
+        ),
+        (
+            "resources/assets/js/components/ui/IconLayers.vue",
+            "<template><i/></template>",
+        ),
+        (
+            "resources/assets/js/components/song/SongThumbnail.vue",
+            "<template>\n  <img v-if=\"src\" v-koel-hide-broken-icon.lazy :src=\"src\">\n  <icon-layers />\n  <Icon :icon=\"x\" />\n  <SongList />\n</template>\n<script setup lang=\"ts\">\nimport SongList from './SongList.vue'\n</script>\n",
+        ),
+        (
+            "resources/assets/js/components/song/SongList.vue",
+            "<template><ul/></template>",
+        ),
+    ]);
+    let thumb = "resources/assets/js/components/song/SongThumbnail.vue";
+    let globals: Vec<&str> = facts[thumb]
+        .refs
+        .iter()
+        .filter(|r| r.kind == RefKind::Global)
+        .map(|r| r.target.as_str())
+        .collect();
+    // Built-in directives and the locally imported SongList are not global uses.
+    assert_eq!(globals, ["icon", "icon-layers", "v-koel-hide-broken-icon"]);
+    let g = Graph::build(&facts, &files);
+    let to: Vec<(&str, EdgeKind, u32)> = g
+        .out(thumb)
+        .iter()
+        .map(|e| (e.to.as_str(), e.kind, e.line))
+        .collect();
+    assert_eq!(
+        to,
+        [
+            (
+                "resources/assets/js/components/song/SongList.vue",
+                EdgeKind::Import,
+                8
+            ),
+            (
+                "resources/assets/js/components/ui/IconLayers.vue",
+                EdgeKind::Component,
+                3
+            ),
+            (
+                "resources/assets/js/directives/hideBrokenIcon.ts",
+                EdgeKind::Component,
+                2
+            ),
+        ]
+    );
+    // The registering file keeps its imports only (FontAwesomeIcon is a package).
+    let app: Vec<&str> = g
+        .out("resources/assets/js/app.ts")
+        .iter()
+        .map(|e| e.to.as_str())
+        .collect();
+    assert_eq!(
+        app,
+        [
+            "resources/assets/js/components/ui/IconLayers.vue",
+            "resources/assets/js/directives/hideBrokenIcon.ts"
+        ]
+    );
+}
+
+#[test]
+fn a_reference_kind_of_a_later_version_is_read_and_resolves_to_nothing() {
+    let f: FileFacts =
+        serde_json::from_str(r#"{"refs":[{"kind":"from_the_future","target":"x","line":1}]}"#)
+            .expect("an unknown kind does not fail the state");
+    assert_eq!(f.refs[0].kind, RefKind::Unknown);
+    let facts: BTreeMap<String, FileFacts> = [("a.ts".to_string(), f)].into_iter().collect();
+    let files: BTreeSet<String> = ["a.ts".to_string(), "x".to_string()].into_iter().collect();
+    assert!(Graph::build(&facts, &files).is_empty());
+}

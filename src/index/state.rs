@@ -57,7 +57,8 @@ pub struct SyncState {
     /// The settings that decide which files are indexed
     /// (`index_exclude_classes`, `max_file_size`, `max_chunks`,
     /// `index_locales` with the detected ones), the
-    /// classifier's rules version and the foreign trees the walk found, at
+    /// classifier's rules version, the foreign trees the walk found and the
+    /// code-graph facts' version, at
     /// the last sync; when they change, every file is read again.
     #[serde(default)]
     pub admission: String,
@@ -72,7 +73,8 @@ pub(super) fn admission_rules(config: &Config, foreign: &[String]) -> String {
         config.max_chunks,
         config.index_locales,
         crate::classify::RULES_VERSION,
-        foreign
+        foreign,
+        crate::graph::facts::FACTS_VERSION
     ])
     .to_string()
 }

@@ -803,7 +803,10 @@ mod tests {
                 via: TranslationSource::Reading,
             }],
         );
-        assert_eq!(p.english_rendering(q).as_deref(), Some("S3 setup script fix"));
+        assert_eq!(
+            p.english_rendering(q).as_deref(),
+            Some("S3 setup script fix")
+        );
     }
 
     #[test]
