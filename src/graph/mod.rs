@@ -155,6 +155,7 @@ impl Graph {
             }
         }
         g.add_model_conventions(facts, &r);
+        g.add_named_after_models(facts, &r);
         g.add_listeners(facts, &r);
         for v in g.out.values_mut().chain(g.inn.values_mut()) {
             v.sort();
@@ -185,6 +186,52 @@ impl Graph {
                     }
                 }
             }
+        }
+    }
+
+    /// Each Eloquent model and the classes named after it with the
+    /// suffixes `artisan make:` and common layering give (`UserResource`,
+    /// `UserObserver`, `UserRepository` for `User`: [`NAMED_AFTER_MODEL`]):
+    /// one edge from the file to the model (a tie both ways would count
+    /// twice and rank a `UserController` above the model's migrations),
+    /// even when a reference ties them already: the model is a hub many
+    /// files use, and these are the files about it.
+    fn add_named_after_models(&mut self, facts: &BTreeMap<String, FileFacts>, r: &Resolver) {
+        let mut by_short: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (fq, files) in &r.classes {
+            let short = fq.rsplit('\\').next().unwrap_or(fq);
+            by_short
+                .entry(short)
+                .or_default()
+                .extend(files.iter().copied());
+        }
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (file, f) in facts {
+            if f.tables.is_empty() || is_migration(file) {
+                continue;
+            }
+            for model in &f.defines {
+                let short = model.rsplit('\\').next().unwrap_or(model);
+                for suffix in NAMED_AFTER_MODEL {
+                    for other in by_short
+                        .get(format!("{short}{suffix}").as_str())
+                        .into_iter()
+                        .flatten()
+                    {
+                        if *other != file.as_str() {
+                            pairs.push((file.clone(), (*other).to_string()));
+                        }
+                    }
+                }
+            }
+        }
+        for (model, other) in pairs {
+            self.add(Edge {
+                from: other,
+                to: model,
+                kind: EdgeKind::Convention,
+                line: 0,
+            });
         }
     }
 
@@ -684,6 +731,21 @@ fn kind_weight(kind: EdgeKind) -> f32 {
         EdgeKind::Class => 0.5,
     }
 }
+
+/// Class-name suffixes of the files about a model ([`Graph::add_named_after_models`]):
+/// the `artisan make:` defaults (resource, collection, observer, seeder,
+/// controller, request) and the repository/service layering of Laravel
+/// applications.
+const NAMED_AFTER_MODEL: &[&str] = &[
+    "Resource",
+    "Collection",
+    "ResourceCollection",
+    "Observer",
+    "Seeder",
+    "Controller",
+    "Repository",
+    "Service",
+];
 
 /// Children of one parent beyond which siblings are not related files.
 const MAX_SIBLINGS: usize = 20;

@@ -454,3 +454,46 @@ fn a_reference_kind_of_a_later_version_is_read_and_resolves_to_nothing() {
     let files: BTreeSet<String> = ["a.ts".to_string(), "x".to_string()].into_iter().collect();
     assert!(Graph::build(&facts, &files).is_empty());
 }
+
+#[test]
+fn files_named_after_a_model_are_tied_to_it_even_when_they_import_it() {
+    let (facts, files) = repo(&[
+        (
+            "app/Models/User.php",
+            "<?php\nnamespace App\\Models;\nclass User extends Model { protected $table = 'users'; }\n",
+        ),
+        (
+            "app/Http/Resources/UserResource.php",
+            "<?php\nnamespace App\\Http\\Resources;\nuse App\\Models\\User;\nclass UserResource extends JsonResource { public function __construct(private User $user) {} }\n",
+        ),
+        (
+            "app/Observers/UserObserver.php",
+            "<?php\nnamespace App\\Observers;\nclass UserObserver {}\n",
+        ),
+        (
+            "app/Http/Resources/UserProspectResource.php",
+            "<?php\nnamespace App\\Http\\Resources;\nclass UserProspectResource {}\n",
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let kinds = |from: &str, to: &str| -> Vec<EdgeKind> {
+        g.out(from)
+            .iter()
+            .filter(|e| e.to == to)
+            .map(|e| e.kind)
+            .collect()
+    };
+    let (model, resource) = ("app/Models/User.php", "app/Http/Resources/UserResource.php");
+    assert!(kinds(resource, model).contains(&EdgeKind::Import));
+    assert!(kinds(resource, model).contains(&EdgeKind::Convention));
+    assert_eq!(
+        kinds("app/Observers/UserObserver.php", model),
+        [EdgeKind::Convention]
+    );
+    // One way: the model does not point at them.
+    assert!(g.out(model).is_empty());
+    // A name that merely starts with the model's is not one of its files.
+    assert!(kinds("app/Http/Resources/UserProspectResource.php", model).is_empty());
+    let related = related(&g, None, &[model.to_string()], 10);
+    assert_eq!(related[0].file, resource);
+}
