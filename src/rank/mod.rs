@@ -400,7 +400,7 @@ const RENDERING_WEIGHT: f32 = 0.5;
 
 /// `q` ← the unit vector of `(1 − w)·q + w·en` (`w` = [`RENDERING_WEIGHT`]);
 /// both are unit vectors of the same model.
-pub(crate) fn mix_rendering(q: &mut [f32], en: &[f32]) {
+fn mix_rendering(q: &mut [f32], en: &[f32]) {
     for (a, b) in q.iter_mut().zip(en) {
         *a = (1.0 - RENDERING_WEIGHT) * *a + RENDERING_WEIGHT * b;
     }
@@ -412,7 +412,7 @@ pub(crate) fn mix_rendering(q: &mut [f32], en: &[f32]) {
 
 /// Embeds `texts` as queries off the async runtime (ONNX Runtime inference
 /// is CPU-bound and blocking).
-pub(crate) async fn embed_blocking(
+async fn embed_blocking(
     emb: &Arc<dyn Embedder>,
     texts: Vec<String>,
 ) -> Result<Vec<Vec<f32>>, RankError> {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::RankError;
-use crate::embed::{EmbedError, Embedder};
+use crate::embed::Embedder;
 use crate::relevance::CALIBRATED;
 use crate::store::{ForestHit, MapHit, Scope, Store};
 
@@ -48,22 +48,11 @@ pub async fn semantic_search(
     limit: usize,
     scope: &Scope,
 ) -> Result<SemanticHits, RankError> {
-    // A Japanese request searches the code with the mix `query` uses (its
-    // English rendering from the glossary alone: no vocabulary read here);
-    // the map keeps the request's own vector, which its threshold was
-    // calibrated on.
-    let rendering = super::plan::plan(query).english_rendering(query);
-    let mut texts = vec![query.to_string()];
-    texts.extend(rendering.iter().cloned());
-    let mut vectors = super::embed_blocking(&embedder, texts).await?;
-    let rendered = rendering.and_then(|_| vectors.pop());
-    let vector = vectors
-        .pop()
-        .ok_or_else(|| EmbedError::Inference("no vector returned".into()))?;
-    let mut code_vector = vector.clone();
-    if let Some(en) = &rendered {
-        super::mix_rendering(&mut code_vector, en);
-    }
+    let q = query.to_string();
+    // ONNX Runtime inference is CPU-bound and blocking.
+    let vector = tokio::task::spawn_blocking(move || embedder.embed_query(&q))
+        .await
+        .map_err(|e| RankError::Worker(e.to_string()))??;
     let map_results = if collection == Collection::Forest {
         Vec::new()
     } else {
@@ -76,7 +65,7 @@ pub async fn semantic_search(
     let results = if collection == Collection::Map || short_circuit {
         Vec::new()
     } else {
-        let mut hits = store.search_forest(&code_vector, limit, scope).await?;
+        let mut hits = store.search_forest(&vector, limit, scope).await?;
         hits.retain(|h| !crate::store::says_little(&h.content));
         hits
     };
