@@ -446,7 +446,7 @@ impl QueryPlan {
             let term = self
                 .translated
                 .iter()
-                .filter(|t| rest.starts_with(t.term.as_str()))
+                .filter(|t| !t.term.is_empty() && rest.starts_with(t.term.as_str()))
                 .map(|t| (t.term.len(), rendered_words(t)))
                 .filter(|(_, words)| !words.is_empty())
                 .max_by_key(|(len, _)| *len);
