@@ -495,7 +495,9 @@ const VUE_DIRECTIVES: &[&str] = &[
 ];
 
 /// `IconLayers`, `koelFocus` → `icon-layers`, `koel-focus`: how a Vue
-/// template writes a registered name.
+/// template writes a registered name (Vue's `hyphenate`: every capital
+/// after the first, so `HTTPLink` → `h-t-t-p-link`, unlike
+/// `util::split_identifier`'s word split).
 fn kebab(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for (i, c) in name.chars().enumerate() {
@@ -515,6 +517,10 @@ fn kebab(name: &str) -> String {
 /// custom directives and unimported component tags ([`RefKind::Global`]) of
 /// a `.vue` file's template.
 fn vue_globals(text: &str, lines: &Lines, vue: bool, f: &mut FileFacts) {
+    // Most scripts register nothing: their imports need no second pass.
+    if !vue && !text.contains(".directive(") && !text.contains(".component(") {
+        return;
+    }
     static NAMED: OnceLock<Regex> = OnceLock::new();
     static REGISTER: OnceLock<Regex> = OnceLock::new();
     static DIRECTIVE: OnceLock<Regex> = OnceLock::new();

@@ -169,21 +169,16 @@ impl Graph {
     /// both ways, unless a reference already ties the pair: koel's 13
     /// factories name no model (`$model` is optional since Laravel 8).
     fn add_model_conventions(&mut self, facts: &BTreeMap<String, FileFacts>, r: &Resolver) {
-        for (file, f) in facts {
-            if f.tables.is_empty() || is_migration(file) {
-                continue;
-            }
-            for model in &f.defines {
-                for fq in model_conventions(model) {
-                    for other in r.classes.get(fq.as_str()).into_iter().flatten() {
-                        // A factory's `$model` or a policy's type hints
-                        // already tie the pair.
-                        let linked = |a: &str, b: &str| self.out(a).iter().any(|e| e.to == b);
-                        if *other == file.as_str() || linked(other, file) || linked(file, other) {
-                            continue;
-                        }
-                        self.add_both_ways(file, other, EdgeKind::Convention);
+        for (file, model) in models(facts) {
+            for fq in model_conventions(model) {
+                for other in r.classes.get(fq.as_str()).into_iter().flatten() {
+                    // A factory's `$model` or a policy's type hints
+                    // already tie the pair.
+                    let linked = |a: &str, b: &str| self.out(a).iter().any(|e| e.to == b);
+                    if *other == file.as_str() || linked(other, file) || linked(file, other) {
+                        continue;
                     }
+                    self.add_both_ways(file, other, EdgeKind::Convention);
                 }
             }
         }
@@ -205,33 +200,24 @@ impl Graph {
                 .or_default()
                 .extend(files.iter().copied());
         }
-        let mut pairs: Vec<(String, String)> = Vec::new();
-        for (file, f) in facts {
-            if f.tables.is_empty() || is_migration(file) {
-                continue;
-            }
-            for model in &f.defines {
-                let short = model.rsplit('\\').next().unwrap_or(model);
-                for suffix in NAMED_AFTER_MODEL {
-                    for other in by_short
-                        .get(format!("{short}{suffix}").as_str())
-                        .into_iter()
-                        .flatten()
-                    {
-                        if *other != file.as_str() {
-                            pairs.push((file.clone(), (*other).to_string()));
-                        }
+        for (file, model) in models(facts) {
+            let short = model.rsplit('\\').next().unwrap_or(model);
+            for suffix in NAMED_AFTER_MODEL {
+                for other in by_short
+                    .get(format!("{short}{suffix}").as_str())
+                    .into_iter()
+                    .flatten()
+                {
+                    if *other != file.as_str() {
+                        self.add(Edge {
+                            from: (*other).to_string(),
+                            to: file.clone(),
+                            kind: EdgeKind::Convention,
+                            line: 0,
+                        });
                     }
                 }
             }
-        }
-        for (model, other) in pairs {
-            self.add(Edge {
-                from: other,
-                to: model,
-                kind: EdgeKind::Convention,
-                line: 0,
-            });
         }
     }
 
@@ -645,6 +631,15 @@ pub fn model_conventions(model: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Each Eloquent model class with its file: the classes a file with a
+/// table that is not a migration defines.
+fn models(facts: &BTreeMap<String, FileFacts>) -> impl Iterator<Item = (&String, &String)> {
+    facts
+        .iter()
+        .filter(|(file, f)| !f.tables.is_empty() && !is_migration(file))
+        .flat_map(|(file, f)| f.defines.iter().map(move |model| (file, model)))
 }
 
 /// Whether a repo-relative path is a Laravel migration (under a

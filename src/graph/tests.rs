@@ -2,6 +2,15 @@
 
 use super::*;
 
+/// The kinds of the edges from `from` to `to`.
+fn edge_kinds(g: &Graph, from: &str, to: &str) -> Vec<EdgeKind> {
+    g.out(from)
+        .iter()
+        .filter(|e| e.to == to)
+        .map(|e| e.kind)
+        .collect()
+}
+
 fn repo(files: &[(&str, &str)]) -> (BTreeMap<String, FileFacts>, BTreeSet<String>) {
     let facts = files
         .iter()
@@ -304,13 +313,7 @@ fn models_have_their_factories_and_policies_and_events_their_listeners() {
         ),
     ]);
     let g = Graph::build(&facts, &files);
-    let kinds = |from: &str, to: &str| -> Vec<EdgeKind> {
-        g.out(from)
-            .iter()
-            .filter(|e| e.to == to)
-            .map(|e| e.kind)
-            .collect()
-    };
+    let kinds = |from: &str, to: &str| edge_kinds(&g, from, to);
     let (model, factory) = (
         "app/Models/Shop/Product.php",
         "database/factories/Shop/ProductFactory.php",
@@ -476,13 +479,7 @@ fn files_named_after_a_model_are_tied_to_it_even_when_they_import_it() {
         ),
     ]);
     let g = Graph::build(&facts, &files);
-    let kinds = |from: &str, to: &str| -> Vec<EdgeKind> {
-        g.out(from)
-            .iter()
-            .filter(|e| e.to == to)
-            .map(|e| e.kind)
-            .collect()
-    };
+    let kinds = |from: &str, to: &str| edge_kinds(&g, from, to);
     let (model, resource) = ("app/Models/User.php", "app/Http/Resources/UserResource.php");
     assert!(kinds(resource, model).contains(&EdgeKind::Import));
     assert!(kinds(resource, model).contains(&EdgeKind::Convention));
