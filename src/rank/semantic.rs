@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::RankError;
-use crate::embed::Embedder;
+use crate::embed::{EmbedError, Embedder};
 use crate::relevance::CALIBRATED;
 use crate::store::{ForestHit, MapHit, Scope, Store};
 
@@ -48,11 +48,19 @@ pub async fn semantic_search(
     limit: usize,
     scope: &Scope,
 ) -> Result<SemanticHits, RankError> {
-    let q = query.to_string();
-    // ONNX Runtime inference is CPU-bound and blocking.
-    let vector = tokio::task::spawn_blocking(move || embedder.embed_query(&q))
-        .await
-        .map_err(|e| RankError::Worker(e.to_string()))??;
+    // A Japanese request ranks code by the mix `query` uses (its English
+    // rendering from the glossary alone: no vocabulary read here); its own
+    // vector still brings candidates (Japanese text, an app's own `lang/ja`
+    // strings, lies near the request and far from its rendering). The map
+    // keeps the request's own vector, which its threshold was calibrated on.
+    let rendering = super::plan::plan(query).english_rendering(query);
+    let mut texts = vec![query.to_string()];
+    texts.extend(rendering.iter().cloned());
+    let mut vectors = super::embed_blocking(&embedder, texts).await?;
+    let rendered = rendering.and_then(|_| vectors.pop());
+    let vector = vectors
+        .pop()
+        .ok_or_else(|| EmbedError::Inference("no vector returned".into()))?;
     let map_results = if collection == Collection::Forest {
         Vec::new()
     } else {
@@ -66,7 +74,14 @@ pub async fn semantic_search(
         Vec::new()
     } else {
         let mut hits = store.search_forest(&vector, limit, scope).await?;
+        if let Some(en) = &rendered {
+            let mut mixed = vector.clone();
+            let _ = super::mix_rendering(&mut mixed, en);
+            let more = store.search_forest(&mixed, limit, scope).await?;
+            hits = rescored_union(hits, more, &mixed, limit);
+        }
         hits.retain(|h| !crate::store::says_little(&h.content));
+        verbatim_first(&mut hits, query);
         hits
     };
     Ok(SemanticHits {
@@ -74,4 +89,113 @@ pub async fn semantic_search(
         map_results,
         short_circuit,
     })
+}
+
+/// The union of two searches' hits, one per chunk (file and lines), each
+/// scored by its stored vector's dot product with `vector` (a unit vector,
+/// as the stored ones are), best first, at most `limit`.
+fn rescored_union(
+    a: Vec<ForestHit>,
+    b: Vec<ForestHit>,
+    vector: &[f32],
+    limit: usize,
+) -> Vec<ForestHit> {
+    let mut seen = std::collections::HashSet::new();
+    let mut hits: Vec<ForestHit> = a
+        .into_iter()
+        .chain(b)
+        .filter(|h| seen.insert((h.file.clone(), h.start_line, h.end_line)))
+        .map(|mut h| {
+            if h.vector.len() == vector.len() {
+                h.score = h.vector.iter().zip(vector).map(|(x, y)| x * y).sum();
+            }
+            h
+        })
+        .collect();
+    hits.sort_by(|x, y| y.score.total_cmp(&x.score));
+    hits.truncate(limit);
+    hits
+}
+
+/// Requests shorter than this (chars, trimmed) are not looked up verbatim:
+/// a word or two occurs in too many chunks to say which one was meant.
+const MIN_VERBATIM_CHARS: usize = 8;
+
+/// Moves the hits whose content holds the whole request verbatim (trimmed,
+/// at least [`MIN_VERBATIM_CHARS`]) ahead of the rest, order kept within
+/// each group: a pasted message or sentence is a lookup, and the chunk that
+/// says it beats the ones that only resemble it (the e2e fixture's
+/// `注文をキャンセルしました`: its `lang/ja/messages.php` line against the
+/// controller that cancels orders, 0.9018 against 0.9144 by the mix).
+fn verbatim_first(hits: &mut [ForestHit], query: &str) {
+    let q = query.trim();
+    if q.chars().count() >= MIN_VERBATIM_CHARS {
+        hits.sort_by_key(|h| !h.content.contains(q));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::FileClass;
+
+    fn hit(file: &str, score: f32, vector: Vec<f32>, content: &str) -> ForestHit {
+        ForestHit {
+            file: file.into(),
+            class: FileClass::Source,
+            start_line: 1,
+            end_line: 9,
+            language: "php".into(),
+            kind: "method".into(),
+            name: String::new(),
+            scope: None,
+            fqcn: None,
+            signature: String::new(),
+            content: content.into(),
+            meta: serde_json::Map::new(),
+            related: Vec::new(),
+            score,
+            vector,
+        }
+    }
+
+    #[test]
+    fn both_searches_meet_on_one_scale_once_per_chunk() {
+        // `a` scored by the request's own vector, `b` by the mix [0, 1].
+        let a = vec![
+            hit("ja.php", 0.9, vec![1.0, 0.0], ""),
+            hit("both.php", 0.5, vec![0.6, 0.8], ""),
+        ];
+        let b = vec![
+            hit("both.php", 0.8, vec![0.6, 0.8], ""),
+            hit("en.php", 0.7, vec![0.0, 1.0], ""),
+        ];
+        let hits = rescored_union(a, b, &[0.0, 1.0], 2);
+        let got: Vec<(&str, f32)> = hits.iter().map(|h| (h.file.as_str(), h.score)).collect();
+        assert_eq!(got, [("en.php", 1.0), ("both.php", 0.8)]);
+    }
+
+    #[test]
+    fn a_chunk_holding_the_whole_request_comes_first() {
+        let mut hits = vec![
+            hit(
+                "OrderController.php",
+                0.91,
+                Vec::new(),
+                "public function cancel(Order $order)",
+            ),
+            hit(
+                "lang/ja/messages.php",
+                0.90,
+                Vec::new(),
+                "'order_cancelled' => '注文をキャンセルしました',",
+            ),
+        ];
+        verbatim_first(&mut hits, " 注文をキャンセルしました ");
+        assert_eq!(hits[0].file, "lang/ja/messages.php");
+        // Too short to be a lookup: the order stays as it was, though only
+        // the controller holds the word.
+        verbatim_first(&mut hits, "cancel");
+        assert_eq!(hits[0].file, "lang/ja/messages.php");
+    }
 }

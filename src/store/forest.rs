@@ -348,7 +348,7 @@ impl Store {
             .select(Select::Columns(
                 FOREST_READ_COLUMNS
                     .iter()
-                    .chain(std::iter::once(&"_distance"))
+                    .chain([&"vector", &"_distance"])
                     .map(|c| c.to_string())
                     .collect(),
             ))
