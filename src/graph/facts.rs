@@ -46,6 +46,12 @@ pub enum RefKind {
     /// component tag its own script does not import (`icon-layers`): a
     /// globally registered one, if any file [`RefKind::Registers`] it.
     Global,
+    /// A PHP call of a plain function, `koel_version()` (target lower-case:
+    /// PHP function names are case-insensitive): the files that define a
+    /// global function of that name ([`FileFacts::functions`], an app's
+    /// `app/Helpers.php` that composer's `autoload.files` loads), if any.
+    /// PHP's own functions resolve to nothing.
+    Function,
     /// A kind a later version wrote (a state read by an older binary):
     /// resolves to nothing, instead of failing the whole `sync_state.json`
     /// and re-embedding the repository.
@@ -77,6 +83,11 @@ pub struct FileFacts {
     /// Route names the file defines (`->name('a.b')`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub route_names: Vec<String>,
+    /// Global functions the file defines (a PHP file without a class:
+    /// `function name(`, also inside `if (! function_exists(...))`),
+    /// lower-case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<String>,
 }
 
 impl FileFacts {
@@ -86,13 +97,15 @@ impl FileFacts {
             && self.refs.is_empty()
             && self.tables.is_empty()
             && self.route_names.is_empty()
+            && self.functions.is_empty()
     }
 }
 
 /// Version of what [`extract`] derives; part of the index's admission
 /// rules, so that a change re-reads every file once (chunks' vectors are
-/// reused by content hash). 2: Vue global registrations and their uses.
-pub const FACTS_VERSION: u32 = 2;
+/// reused by content hash). 2: Vue global registrations and their uses;
+/// 3: PHP global functions and their calls.
+pub const FACTS_VERSION: u32 = 3;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;
@@ -126,6 +139,8 @@ pub fn extract(rel: &str, text: &str) -> FileFacts {
     f.tables.dedup();
     f.route_names.sort();
     f.route_names.dedup();
+    f.functions.sort();
+    f.functions.dedup();
     f
 }
 
@@ -332,6 +347,7 @@ fn php(text: &str) -> FileFacts {
     let models = php_declarations(&code, &namespace, &imports, &lines, &mut f);
     php_class_uses(&code, &with_strings, &namespace, &imports, &lines, &mut f);
     laravel_strings(&with_strings, &lines, &mut f.refs, &mut f.route_names);
+    php_functions(&code, &lines, &mut f);
     // Tables: migrations create or alter them, models are about theirs.
     static SCHEMA: OnceLock<Regex> = OnceLock::new();
     for c in re(&SCHEMA, r#"Schema::(?:connection\([^)]*\)->)?(?:create|table|drop|dropIfExists|rename)\(\s*['"](\w+)['"]"#).captures_iter(&with_strings) {
@@ -345,6 +361,69 @@ fn php(text: &str) -> FileFacts {
         }
     }
     f
+}
+
+/// Words followed by `(` in PHP that are language constructs, not calls.
+const PHP_CONSTRUCTS: &[&str] = &[
+    "if",
+    "elseif",
+    "for",
+    "foreach",
+    "while",
+    "switch",
+    "match",
+    "array",
+    "list",
+    "isset",
+    "empty",
+    "unset",
+    "fn",
+    "function",
+    "return",
+    "echo",
+    "print",
+    "exit",
+    "die",
+    "catch",
+    "include",
+    "include_once",
+    "require",
+    "require_once",
+    "and",
+    "or",
+    "declare",
+    "use",
+];
+
+/// Global functions: a file without a class defines the `function name(`
+/// it holds ([`FileFacts::functions`]); every file's plain calls `name(`
+/// (not `->name(`, `::name(`, `new name(`, a definition) are
+/// [`RefKind::Function`] references, at their first line.
+fn php_functions(code: &str, lines: &Lines, f: &mut FileFacts) {
+    static DEF: OnceLock<Regex> = OnceLock::new();
+    static CALL: OnceLock<Regex> = OnceLock::new();
+    if f.defines.is_empty() {
+        for c in re(&DEF, r"(?m)^[ \t]*function\s+&?\s*(\w+)\s*\(").captures_iter(code) {
+            f.functions.push(c[1].to_ascii_lowercase());
+        }
+    }
+    for c in re(&CALL, r"\b([a-z_]\w*)\s*\(").captures_iter(code) {
+        let m = c.get(1).expect("group 1");
+        let before = code[..m.start()].trim_end_matches('\\').trim_end();
+        let name = m.as_str().to_ascii_lowercase();
+        if PHP_CONSTRUCTS.contains(&name.as_str())
+            || code[..m.start()].ends_with(['$', '>', ':'])
+            || before.ends_with("function")
+            || before.ends_with("new")
+        {
+            continue;
+        }
+        f.refs.push(Ref {
+            kind: RefKind::Function,
+            target: name,
+            line: lines.at(m.start()),
+        });
+    }
 }
 
 /// Declarations: the classes, interfaces, traits and enums the file defines

@@ -46,6 +46,9 @@ pub enum EdgeKind {
     /// the event class), and a file that uses the event (dispatches it) to
     /// that listener.
     Listener,
+    /// A call of a global function to the file that defines it
+    /// ([`RefKind::Function`]).
+    Call,
 }
 
 impl EdgeKind {
@@ -62,6 +65,7 @@ impl EdgeKind {
             RefKind::Config => EdgeKind::Config,
             RefKind::Trans => EdgeKind::Trans,
             RefKind::RouteName => EdgeKind::Route,
+            RefKind::Function => EdgeKind::Call,
         }
     }
 
@@ -80,6 +84,7 @@ impl EdgeKind {
             EdgeKind::Table => "table",
             EdgeKind::Convention => "convention",
             EdgeKind::Listener => "listener",
+            EdgeKind::Call => "call",
         }
     }
 }
@@ -339,6 +344,8 @@ struct Resolver<'a> {
     /// Vue globally registered names (`v-koel-focus`, `icon-layers`) → the
     /// registered files ([`RefKind::Registers`]).
     vue_globals: HashMap<String, Vec<String>>,
+    /// Global function name (lower-case) → the files that define it.
+    functions: HashMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -346,6 +353,7 @@ impl<'a> Resolver<'a> {
         let mut classes: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut routes: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut translations: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut functions: HashMap<&str, Vec<&str>> = HashMap::new();
         for (file, f) in facts {
             let in_lang = file
                 .strip_prefix("lang/")
@@ -360,6 +368,9 @@ impl<'a> Resolver<'a> {
             }
             for n in &f.route_names {
                 routes.entry(n.as_str()).or_default().push(file.as_str());
+            }
+            for n in &f.functions {
+                functions.entry(n.as_str()).or_default().push(file.as_str());
             }
         }
         let mut configs: HashMap<String, Vec<&str>> = HashMap::new();
@@ -384,6 +395,7 @@ impl<'a> Resolver<'a> {
             translations,
             alias_roots: std::cell::RefCell::new(Vec::new()),
             vue_globals: HashMap::new(),
+            functions,
         }
     }
 
@@ -485,6 +497,11 @@ impl<'a> Resolver<'a> {
                 .unwrap_or_default(),
             RefKind::RouteName => self
                 .routes
+                .get(t)
+                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
+                .unwrap_or_default(),
+            RefKind::Function => self
+                .functions
                 .get(t)
                 .map(|v| v.iter().map(|s| (*s).to_string()).collect())
                 .unwrap_or_default(),
@@ -723,7 +740,7 @@ fn kind_weight(kind: EdgeKind) -> f32 {
         EdgeKind::Extends => 0.8,
         EdgeKind::Route | EdgeKind::Config | EdgeKind::Trans => 0.7,
         EdgeKind::Import => 0.6,
-        EdgeKind::Class => 0.5,
+        EdgeKind::Class | EdgeKind::Call => 0.5,
     }
 }
 

@@ -494,3 +494,43 @@ fn files_named_after_a_model_are_tied_to_it_even_when_they_import_it() {
     let related = related(&g, None, &[model.to_string()], 10);
     assert_eq!(related[0].file, resource);
 }
+
+#[test]
+fn a_call_of_a_global_helper_reaches_the_file_that_defines_it() {
+    let (facts, files) = repo(&[
+        (
+            "app/Helpers.php",
+            "<?php\n\nif (! function_exists('koel_version')) {\n    function koel_version(): string { return trim(file_get_contents(base_path('.version'))); }\n}\n\nfunction Artifact_Path(?string $sub = null): string { return $sub; }\n",
+        ),
+        (
+            "app/Services/InfoService.php",
+            "<?php\nnamespace App\\Services;\nclass InfoService {\n    public function get(): array { return [strtoupper(koel_version()), \\artifact_path('x')]; }\n    public function koel_version() {}\n}\n",
+        ),
+        (
+            "app/Services/Other.php",
+            "<?php\nnamespace App\\Services;\nclass Other {\n    // koel_version() in a comment\n    public function a() { return $this->koel_version() . Other::artifact_path() . $artifact_path(); }\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        facts["app/Helpers.php"].functions,
+        ["artifact_path", "koel_version"]
+    );
+    assert!(
+        facts["app/Services/InfoService.php"].functions.is_empty(),
+        "methods are not global functions"
+    );
+    let g = Graph::build(&facts, &files);
+    assert_eq!(
+        edge_kinds(&g, "app/Services/InfoService.php", "app/Helpers.php"),
+        [EdgeKind::Call]
+    );
+    let line = g
+        .out("app/Services/InfoService.php")
+        .iter()
+        .find(|e| e.to == "app/Helpers.php")
+        .map(|e| e.line);
+    assert_eq!(line, Some(4));
+    // A method of the same name, a static call, a variable function and a
+    // comment are not calls of the helper.
+    assert!(edge_kinds(&g, "app/Services/Other.php", "app/Helpers.php").is_empty());
+}
