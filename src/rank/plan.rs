@@ -704,24 +704,25 @@ mod tests {
             p.keywords.contains(&"pause".to_string()) && p.keywords.contains(&"queue".to_string())
         );
         // The whole run goes to the bridge too; a reading of it replaces
-        // the glossary word taken from inside (エクスポート is export, not
+        // the glossary word taken from inside (トランスポート is transport, not
         // ポート), and its leftover pieces are no longer untranslated.
         assert_eq!(
             p.compounds,
             vec![("マネージドキュー".to_string(), "キュー".to_string())]
         );
-        let mut p = plan("PDFのエクスポート");
+        let mut p = plan("PDFのトランスポート");
         assert!(p.keywords.contains(&"port".to_string()), "{:?}", p.keywords);
         p.add_translations(
-            "PDFのエクスポート",
+            "PDFのトランスポート",
             vec![Translation {
-                term: "エクスポート".into(),
-                words: vec![("export".into(), 0.8)],
+                term: "トランスポート".into(),
+                words: vec![("transport".into(), 0.8)],
                 via: TranslationSource::Reading,
             }],
         );
         assert!(
-            p.keywords.contains(&"export".to_string()) && !p.keywords.contains(&"port".to_string()),
+            p.keywords.contains(&"transport".to_string())
+                && !p.keywords.contains(&"port".to_string()),
             "{:?}",
             p.keywords
         );
