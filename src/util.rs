@@ -126,6 +126,28 @@ pub fn lock_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     Ok(f)
 }
 
+/// `OrderItem` → `order_items`, `Category` → `categories`: Laravel's
+/// default table of a model, for simple English nouns (`$table` wins when
+/// set).
+pub fn plural_snake(class: &str) -> String {
+    let mut s = String::new();
+    for (i, ch) in class.chars().enumerate() {
+        if ch.is_uppercase() && i > 0 {
+            s.push('_');
+        }
+        s.extend(ch.to_lowercase());
+    }
+    if let Some(stem) = s.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    {
+        return format!("{stem}ies");
+    }
+    if s.ends_with('s') || s.ends_with('x') || s.ends_with("ch") || s.ends_with("sh") {
+        return format!("{s}es");
+    }
+    format!("{s}s")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +158,18 @@ mod tests {
         assert_eq!(group(12), "12");
         assert_eq!(hex(&[0, 255, 16]), "00ff10");
         assert_eq!(sha256_hex(b"").len(), 64);
+    }
+
+    #[test]
+    fn plurals() {
+        for (c, t) in [
+            ("User", "users"),
+            ("Category", "categories"),
+            ("Box", "boxes"),
+            ("Day", "days"),
+            ("OrderItem", "order_items"),
+        ] {
+            assert_eq!(plural_snake(c), t);
+        }
     }
 }

@@ -357,7 +357,9 @@ fn php(text: &str) -> FileFacts {
         static TABLE: OnceLock<Regex> = OnceLock::new();
         match re(&TABLE, r#"\$table\s*=\s*['"](\w+)['"]"#).captures(&with_strings) {
             Some(c) => f.tables.push(c[1].to_string()),
-            None => f.tables.extend(models.iter().map(|m| plural_snake(m))),
+            None => f
+                .tables
+                .extend(models.iter().map(|m| crate::util::plural_snake(m))),
         }
     }
     f
@@ -743,26 +745,6 @@ fn python(text: &str) -> FileFacts {
     f
 }
 
-/// `OrderItem` → `order_items` (Laravel's default table of a model).
-pub fn plural_snake(class: &str) -> String {
-    let mut s = String::new();
-    for (i, ch) in class.chars().enumerate() {
-        if ch.is_uppercase() && i > 0 {
-            s.push('_');
-        }
-        s.extend(ch.to_lowercase());
-    }
-    if let Some(stem) = s.strip_suffix('y')
-        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
-    {
-        return format!("{stem}ies");
-    }
-    if s.ends_with('s') || s.ends_with('x') || s.ends_with("ch") || s.ends_with("sh") {
-        return format!("{s}es");
-    }
-    format!("{s}s")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -890,18 +872,5 @@ final class OrderController extends Controller implements HasMiddleware
                 "os"
             ]
         );
-    }
-
-    #[test]
-    fn plurals() {
-        for (c, t) in [
-            ("User", "users"),
-            ("Category", "categories"),
-            ("Box", "boxes"),
-            ("Day", "days"),
-            ("OrderItem", "order_items"),
-        ] {
-            assert_eq!(plural_snake(c), t);
-        }
     }
 }

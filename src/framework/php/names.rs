@@ -181,17 +181,4 @@ pub(super) fn snake(s: &str) -> String {
     out
 }
 
-/// `Product` → `products`, `Category` → `categories` (Laravel's default
-/// table name for simple English nouns; `$table` wins when set).
-pub(super) fn plural_snake(class: &str) -> String {
-    let s = snake(class).trim_start_matches('_').to_string();
-    if let Some(stem) = s.strip_suffix('y')
-        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
-    {
-        return format!("{stem}ies");
-    }
-    if s.ends_with('s') || s.ends_with("sh") || s.ends_with("ch") || s.ends_with('x') {
-        return format!("{s}es");
-    }
-    format!("{s}s")
-}
+pub(super) use crate::util::plural_snake;
