@@ -28,6 +28,7 @@ pub async fn search_cmd(
         CollectionArg::Auto => Collection::Auto,
     };
     let hits = semantic_search(
+        &crate::rank::Ranker::default(),
         &store,
         embedder,
         query,

@@ -165,6 +165,13 @@ pub struct Ranker {
     kinds: Mutex<(usize, HashMap<String, bool>)>,
 }
 
+/// A request's vectors ([`Ranker::request_vectors`]): its own, and its
+/// English rendering's when it is Japanese.
+pub(crate) struct RequestVectors {
+    pub own: Option<Vec<f32>>,
+    pub rendering: Option<Vec<f32>>,
+}
+
 /// What a search found for one file.
 #[derive(Default)]
 struct Candidate {
@@ -261,6 +268,57 @@ impl Ranker {
         Ok(())
     }
 
+    /// The request's e5 query vector and, for a Japanese request, its
+    /// English rendering's ([`plan::QueryPlan::english_rendering`]), after
+    /// the bridge has read into `plan` the terms the glossary left (the
+    /// repository's vocabulary). Both `None` without an embedder.
+    ///
+    /// # Errors
+    /// Store or embedding errors.
+    pub(crate) async fn request_vectors(
+        &self,
+        store: &Store,
+        embedder: Option<&Arc<dyn Embedder>>,
+        plan: &mut QueryPlan,
+        query: &str,
+    ) -> Result<RequestVectors, RankError> {
+        // One model call for the request, the terms for the bridge (those
+        // the glossary left, the compounds it took a word from) and the
+        // pieces of the katakana ones that may be read as words.
+        let mut terms = plan.untranslated.clone();
+        terms.extend(plan.compounds.iter().map(|(run, _)| run.clone()));
+        let pieces = bridge::compound_pieces(&terms);
+        // A Japanese request the glossary read whole has its English
+        // rendering now, and it joins the same call.
+        let early_rendering = terms
+            .is_empty()
+            .then(|| plan.english_rendering(query))
+            .flatten();
+        let mut texts = vec![query.to_string()];
+        texts.extend(terms.iter().cloned());
+        texts.extend(pieces.iter().cloned());
+        texts.extend(early_rendering.iter().cloned());
+        let mut vectors = match embedder {
+            Some(emb) => embed_blocking(emb, texts).await?,
+            None => Vec::new(),
+        };
+        let mut rendering = early_rendering.and_then(|_| vectors.pop());
+        let own = (!vectors.is_empty()).then(|| vectors.remove(0));
+        if let (Some(emb), true) = (embedder, own.is_some() && !terms.is_empty()) {
+            let vocab = self.vocabulary(store).await?;
+            let piece_vectors: HashMap<String, Vec<f32>> = pieces
+                .into_iter()
+                .zip(vectors.split_off(terms.len()))
+                .collect();
+            let found = vocab.translate(&terms, &vectors, &piece_vectors);
+            plan.add_translations(query, found);
+            if let Some(en) = plan.english_rendering(query) {
+                rendering = embed_blocking(emb, vec![en]).await?.pop();
+            }
+        }
+        Ok(RequestVectors { own, rendering })
+    }
+
     /// Runs the pipeline. With `explain`, [`Ranking::candidates`] lists every
     /// candidate file with its features. Without an embedder (the model is
     /// loading or unavailable) the ranking is lexical: the full-text and name
@@ -280,41 +338,11 @@ impl Ranker {
     ) -> Result<Ranking, RankError> {
         let started = Instant::now();
         let mut plan = plan::plan(&req.query);
-        // One model call for the request, the terms for the bridge (those
-        // the glossary left, the compounds it took a word from) and the
-        // pieces of the katakana ones that may be read as words.
-        let mut terms = plan.untranslated.clone();
-        terms.extend(plan.compounds.iter().map(|(run, _)| run.clone()));
-        let pieces = bridge::compound_pieces(&terms);
-        // A Japanese request the glossary read whole has its English
-        // rendering now, and it joins the same call.
-        let early_rendering = terms
-            .is_empty()
-            .then(|| plan.english_rendering(&req.query))
-            .flatten();
-        let mut texts = vec![req.query.clone()];
-        texts.extend(terms.iter().cloned());
-        texts.extend(pieces.iter().cloned());
-        texts.extend(early_rendering.iter().cloned());
-        let mut vectors = match &embedder {
-            Some(emb) => embed_blocking(emb, texts).await?,
-            None => Vec::new(),
-        };
-        let mut rendering_vector = early_rendering.and_then(|_| vectors.pop());
-        let mut query_vector = (!vectors.is_empty()).then(|| vectors.remove(0));
-        if let (Some(emb), true) = (&embedder, query_vector.is_some() && !terms.is_empty()) {
-            let vocab = self.vocabulary(store).await?;
-            let piece_vectors: HashMap<String, Vec<f32>> = pieces
-                .into_iter()
-                .zip(vectors.split_off(terms.len()))
-                .collect();
-            let found = vocab.translate(&terms, &vectors, &piece_vectors);
-            plan.add_translations(&req.query, found);
-            if let Some(en) = plan.english_rendering(&req.query) {
-                rendering_vector = embed_blocking(emb, vec![en]).await?.pop();
-            }
-        }
-        if let (Some(q), Some(en)) = (query_vector.as_mut(), rendering_vector) {
+        let RequestVectors { own, rendering } = self
+            .request_vectors(store, embedder.as_ref(), &mut plan, &req.query)
+            .await?;
+        let mut query_vector = own;
+        if let (Some(q), Some(en)) = (query_vector.as_mut(), rendering) {
             let _ = mix_rendering(q, &en);
         }
         let embed_ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -36,11 +36,13 @@ pub struct SemanticHits {
 }
 
 /// Searches `collection` for `query`: at most `limit` hits per table,
-/// chunks within `scope`.
+/// chunks within `scope`. `ranker` holds the vocabulary cache the bridge
+/// reads a Japanese request's terms with, as `query` does.
 ///
 /// # Errors
 /// Embedding or store errors.
 pub async fn semantic_search(
+    ranker: &super::Ranker,
     store: &Store,
     embedder: Arc<dyn Embedder>,
     query: &str,
@@ -49,18 +51,15 @@ pub async fn semantic_search(
     scope: &Scope,
 ) -> Result<SemanticHits, RankError> {
     // A Japanese request ranks code by the mix `query` uses (its English
-    // rendering from the glossary alone: no vocabulary read here); its own
-    // vector still brings candidates (Japanese text, an app's own `lang/ja`
-    // strings, lies near the request and far from its rendering). The map
-    // keeps the request's own vector, which its threshold was calibrated on.
-    let rendering = super::plan::plan(query).english_rendering(query);
-    let mut texts = vec![query.to_string()];
-    texts.extend(rendering.iter().cloned());
-    let mut vectors = super::embed_blocking(&embedder, texts).await?;
-    let rendered = rendering.and_then(|_| vectors.pop());
-    let vector = vectors
-        .pop()
-        .ok_or_else(|| EmbedError::Inference("no vector returned".into()))?;
+    // rendering, the bridge's words included); its own vector still brings
+    // candidates (Japanese text, an app's own `lang/ja` strings, lies near
+    // the request and far from its rendering). The map keeps the request's
+    // own vector, which its threshold was calibrated on.
+    let mut plan = super::plan::plan(query);
+    let super::RequestVectors { own, rendering } = ranker
+        .request_vectors(store, Some(&embedder), &mut plan, query)
+        .await?;
+    let vector = own.ok_or_else(|| EmbedError::Inference("no vector returned".into()))?;
     let map_results = if collection == Collection::Forest {
         Vec::new()
     } else {
@@ -74,7 +73,7 @@ pub async fn semantic_search(
         Vec::new()
     } else {
         let mut hits = store.search_forest(&vector, limit, scope).await?;
-        if let Some(en) = &rendered {
+        if let Some(en) = &rendering {
             let mut mixed = vector.clone();
             let _ = super::mix_rendering(&mut mixed, en);
             let more = store.search_forest(&mixed, limit, scope).await?;

@@ -221,8 +221,16 @@ impl CodeIntel {
             mut results,
             mut map_results,
             short_circuit,
-        } = rank::semantic_search(&store, embedder, &p.query, p.collection, p.limit, &scope)
-            .await?;
+        } = rank::semantic_search(
+            &self.shared.ranker,
+            &store,
+            embedder,
+            &p.query,
+            p.collection,
+            p.limit,
+            &scope,
+        )
+        .await?;
         let mut b = Budget::new(max_tokens);
         b.force(&format!("{}\n", readiness.message));
         if results.is_empty() && map_results.is_empty() {
