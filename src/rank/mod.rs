@@ -343,7 +343,7 @@ impl Ranker {
             .await?;
         let mut query_vector = own;
         if let (Some(q), Some(en)) = (query_vector.as_mut(), rendering) {
-            let _ = mix_rendering(q, &en);
+            mix_rendering(q, &en, RENDERING_WEIGHT);
         }
         let embed_ms = started.elapsed().as_secs_f64() * 1000.0;
         self.keep_present_kinds(store, &mut plan).await?;
@@ -426,21 +426,17 @@ impl Ranker {
 /// there, and 0.5 shared the most top-5 files with the English request.
 const RENDERING_WEIGHT: f32 = 0.5;
 
-/// `q` ← the unit vector of `(1 − w)·q + w·en` (`w` = [`RENDERING_WEIGHT`]);
-/// both are unit vectors of the same model. Returns the mix's length before
-/// it was normalised: a chunk's cosine with the unit mix times that length is
-/// the weighted mean of its cosines with `q` and `en`, on the scale of a
-/// plain request's scores (the unit mix alone scores every chunk higher:
-/// 0.9144 against 0.8501 for the same chunk in the e2e fixture).
-pub(crate) fn mix_rendering(q: &mut [f32], en: &[f32]) -> f32 {
+/// `q` ← the unit vector of `(1 − w)·q + w·en`, `w` the rendering's
+/// weight ([`RENDERING_WEIGHT`] in `query`, [`semantic::RENDERING_WEIGHT`]
+/// in `semantic_search`); both are unit vectors of the same model.
+pub(crate) fn mix_rendering(q: &mut [f32], en: &[f32], w: f32) {
     for (a, b) in q.iter_mut().zip(en) {
-        *a = (1.0 - RENDERING_WEIGHT) * *a + RENDERING_WEIGHT * b;
+        *a = (1.0 - w) * *a + w * b;
     }
     let norm = q.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
         q.iter_mut().for_each(|x| *x /= norm);
     }
-    norm
 }
 
 /// Embeds `texts` as queries off the async runtime (ONNX Runtime inference

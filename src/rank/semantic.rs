@@ -11,6 +11,14 @@ use crate::embed::{EmbedError, Embedder};
 use crate::relevance::CALIBRATED;
 use crate::store::{ForestHit, MapHit, Scope, Store};
 
+/// Weight of a Japanese request's English rendering in the vector that
+/// ranks code here: more than `query`'s 0.5, which has BM25 beside it. On
+/// the Japanese sets of `bench/sets` (the `semantic` row of
+/// `bench/run.sh retrieval … --ja`, bench/README.md § Japanese bridge) R@10
+/// averaged 0.471 / 0.512 / 0.488 and MRR 0.384 / 0.417 / 0.420 at 0.5 /
+/// 0.75 / 1.0; the rendering alone lost koel-ja's R@10 (0.605 → 0.468).
+pub const RENDERING_WEIGHT: f32 = 0.75;
+
 /// Which table `semantic_search` reads.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
@@ -75,7 +83,7 @@ pub async fn semantic_search(
         let mut hits = store.search_forest(&vector, limit, scope).await?;
         if let Some(en) = &rendering {
             let mut mixed = vector.clone();
-            let _ = super::mix_rendering(&mut mixed, en);
+            super::mix_rendering(&mut mixed, en, RENDERING_WEIGHT);
             let more = store.search_forest(&mixed, limit, scope).await?;
             hits = rescored_union(hits, more, &mixed, limit);
         }
