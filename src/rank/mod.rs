@@ -441,7 +441,7 @@ pub(crate) fn mix_rendering(q: &mut [f32], en: &[f32], w: f32) {
 
 /// Embeds `texts` as queries off the async runtime (ONNX Runtime inference
 /// is CPU-bound and blocking).
-pub(crate) async fn embed_blocking(
+async fn embed_blocking(
     emb: &Arc<dyn Embedder>,
     texts: Vec<String>,
 ) -> Result<Vec<Vec<f32>>, RankError> {
