@@ -774,7 +774,10 @@ fn class_factor(class: FileClass) -> f32 {
     }
 }
 
-/// Co-change confidence counts this much against one edge of weight 1.
+/// Co-change confidence counts this much against one edge of weight 1. At
+/// 1.0 / 2.0 / 3.0 the change-set development sets (bench/README.md §
+/// Change sets) found all files of koel 0.226 / 0.226 / 0.214 of its
+/// multi-file commits and of filamentphp/demo 0.375 / 0.425 / 0.425.
 const COCHANGE_WEIGHT: f32 = 2.0;
 
 /// Files likely to change with `seeds`, best first, each with its reasons:
