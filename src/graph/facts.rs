@@ -411,10 +411,11 @@ fn php_functions(code: &str, lines: &Lines, f: &mut FileFacts) {
     }
     for c in re(&CALL, r"\b([a-z_]\w*)\s*\(").captures_iter(code) {
         let m = c.get(1).expect("group 1");
-        let before = code[..m.start()].trim_end_matches('\\').trim_end();
+        let head = &code[..m.start()];
+        let before = head.trim_end_matches('\\').trim_end();
         let name = m.as_str().to_ascii_lowercase();
         if PHP_CONSTRUCTS.contains(&name.as_str())
-            || code[..m.start()].ends_with(['$', '>', ':'])
+            || head.ends_with(['$', '>', ':'])
             || before.ends_with("function")
             || before.ends_with("new")
         {

@@ -428,11 +428,7 @@ impl<'a> Resolver<'a> {
         match r.kind {
             RefKind::Import if from.ends_with(".py") => self.python(from, t),
             RefKind::Import if !from.ends_with(".php") => self.script(from, t),
-            RefKind::Import | RefKind::Extends | RefKind::Class => self
-                .classes
-                .get(t)
-                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
-                .unwrap_or_default(),
+            RefKind::Import | RefKind::Extends | RefKind::Class => files_of(&self.classes, t),
             RefKind::View => {
                 if t.contains("::") {
                     return Vec::new();
@@ -485,26 +481,10 @@ impl<'a> Resolver<'a> {
                 )]));
                 out
             }
-            RefKind::Config => self
-                .configs
-                .get(&t.to_ascii_lowercase())
-                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
-                .unwrap_or_default(),
-            RefKind::Trans => self
-                .translations
-                .get(t)
-                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
-                .unwrap_or_default(),
-            RefKind::RouteName => self
-                .routes
-                .get(t)
-                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
-                .unwrap_or_default(),
-            RefKind::Function => self
-                .functions
-                .get(t)
-                .map(|v| v.iter().map(|s| (*s).to_string()).collect())
-                .unwrap_or_default(),
+            RefKind::Config => files_of(&self.configs, &t.to_ascii_lowercase()),
+            RefKind::Trans => files_of(&self.translations, t),
+            RefKind::RouteName => files_of(&self.routes, t),
+            RefKind::Function => files_of(&self.functions, t),
         }
     }
 
@@ -648,6 +628,16 @@ pub fn model_conventions(model: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The files a resolver map holds for `key`, owned (none when absent).
+fn files_of<K>(map: &HashMap<K, Vec<&str>>, key: &str) -> Vec<String>
+where
+    K: std::borrow::Borrow<str> + std::hash::Hash + Eq,
+{
+    map.get(key)
+        .map(|v| v.iter().map(|s| (*s).to_string()).collect())
+        .unwrap_or_default()
 }
 
 /// Each Eloquent model class with its file: the classes a file with a
