@@ -52,6 +52,13 @@ pub enum RefKind {
     /// `app/Helpers.php` that composer's `autoload.files` loads), if any.
     /// PHP's own functions resolve to nothing.
     Function,
+    /// A script's request to a path the application may route:
+    /// `http.get(`songs/${id}`)`, `axios.post('/api/users')`,
+    /// `fetch('/x')`. Target `METHOD path` ([`request_target`]): method
+    /// upper-case (`*` when the call does not say), path without scheme,
+    /// host, query or leading `/`, each interpolation a `{}` segment. Resolves
+    /// to the controllers of the matching [`Endpoint`]s.
+    Url,
     /// A kind a later version wrote (a state read by an older binary):
     /// resolves to nothing, instead of failing the whole `sync_state.json`
     /// and re-embedding the repository.
@@ -88,6 +95,24 @@ pub struct FileFacts {
     /// lower-case.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub functions: Vec<String>,
+    /// Routes the file defines with a controller action
+    /// ([`route_endpoints`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<Endpoint>,
+}
+
+/// One route to a controller, as a Laravel routes file defines it:
+/// `Route::post('playlists/{playlist}/songs/move', MovePlaylistSongsController::class)`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Endpoint {
+    /// HTTP method, upper-case; `*` for `any`, `match` and resource routes.
+    pub method: String,
+    /// The URI as written, without leading `/`, each `{param}` as `{}`.
+    /// Group prefixes (`Route::prefix('api')->group(…)`) are not followed:
+    /// requests match by the end of their path.
+    pub uri: String,
+    /// FQCN of the controller class.
+    pub controller: String,
 }
 
 impl FileFacts {
@@ -98,14 +123,16 @@ impl FileFacts {
             && self.tables.is_empty()
             && self.route_names.is_empty()
             && self.functions.is_empty()
+            && self.endpoints.is_empty()
     }
 }
 
 /// Version of what [`extract`] derives; part of the index's admission
 /// rules, so that a change re-reads every file once (chunks' vectors are
 /// reused by content hash). 2: Vue global registrations and their uses;
-/// 3: PHP global functions and their calls.
-pub const FACTS_VERSION: u32 = 3;
+/// 3: PHP global functions and their calls; 4: routes' endpoints and
+/// scripts' requests.
+pub const FACTS_VERSION: u32 = 4;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;
@@ -141,6 +168,8 @@ pub fn extract(rel: &str, text: &str) -> FileFacts {
     f.route_names.dedup();
     f.functions.sort();
     f.functions.dedup();
+    f.endpoints.sort();
+    f.endpoints.dedup();
     f
 }
 
@@ -348,6 +377,9 @@ fn php(text: &str) -> FileFacts {
     php_class_uses(&code, &with_strings, &namespace, &imports, &lines, &mut f);
     laravel_strings(&with_strings, &lines, &mut f.refs, &mut f.route_names);
     php_functions(&code, &lines, &mut f);
+    if with_strings.contains("Route::") {
+        f.endpoints = route_endpoints(&with_strings, &namespace, &imports);
+    }
     // Tables: migrations create or alter them, models are about theirs.
     static SCHEMA: OnceLock<Regex> = OnceLock::new();
     for c in re(&SCHEMA, r#"Schema::(?:connection\([^)]*\)->)?(?:create|table|drop|dropIfExists|rename)\(\s*['"](\w+)['"]"#).captures_iter(&with_strings) {
@@ -363,6 +395,116 @@ fn php(text: &str) -> FileFacts {
         }
     }
     f
+}
+
+/// The routes `code` (PHP, comments blanked, strings kept) defines with a
+/// controller action: `Route::get('uri', [X::class, 'm'])`, `X::class`
+/// (invokable), `'X@m'`, the same after `Route::middleware(…)->`, and
+/// `Route::resource`/`apiResource('a.b', X::class)` (`a/{}/b` and
+/// `a/{}/b/{}`, any method). Closures and `Route::view` name no controller
+/// and give none; a bare `'X@m'` class resolves against the file's
+/// namespace, or `App\Http\Controllers` when it has none (the
+/// `RouteServiceProvider` namespace of Laravel before 8).
+fn route_endpoints(
+    code: &str,
+    namespace: &str,
+    imports: &BTreeMap<String, String>,
+) -> Vec<Endpoint> {
+    static VERB: OnceLock<Regex> = OnceLock::new();
+    static RESOURCE: OnceLock<Regex> = OnceLock::new();
+    let class = |name: &str, string_action: bool| {
+        if string_action
+            && namespace.is_empty()
+            && !name.contains('\\')
+            && !imports.contains_key(name)
+        {
+            format!("App\\Http\\Controllers\\{name}")
+        } else {
+            resolve_php(name, namespace, imports)
+        }
+    };
+    let mut out = Vec::new();
+    let verb = re(
+        &VERB,
+        r#"(?:Route::|->)(get|post|put|patch|delete|options|any|match\(\s*\[[^\]]*\]\s*,)\(?\s*['"]([^'"]*)['"]\s*,\s*(?:\[\s*([\\\w]+)::class|([\\\w]+)::class|['"]([\\\w]+)@\w+['"])"#,
+    );
+    for c in verb.captures_iter(code) {
+        let method = if c[1].starts_with("match") || &c[1] == "any" {
+            "*".to_string()
+        } else {
+            c[1].to_ascii_uppercase()
+        };
+        let Some(name) = c.get(3).or(c.get(4)).or(c.get(5)) else {
+            continue;
+        };
+        out.push(Endpoint {
+            method,
+            uri: route_uri(&c[2]),
+            controller: class(name.as_str(), c.get(5).is_some()),
+        });
+    }
+    let resource = re(
+        &RESOURCE,
+        r#"(?:Route::|->)(?:resource|apiResource)\(\s*['"]([\w.\-/]+)['"]\s*,\s*([\\\w]+)::class"#,
+    );
+    for c in resource.captures_iter(code) {
+        let mut uri = String::new();
+        for (i, part) in c[1].split('.').enumerate() {
+            if i > 0 {
+                uri.push_str("/{}/");
+            }
+            uri.push_str(part.trim_matches('/'));
+        }
+        for u in [uri.clone(), format!("{uri}/{{}}")] {
+            out.push(Endpoint {
+                method: "*".to_string(),
+                uri: u,
+                controller: class(&c[2], false),
+            });
+        }
+    }
+    out
+}
+
+/// A route URI as [`Endpoint::uri`] keeps it: no leading or trailing `/`,
+/// each `{param}` / `{param?}` as `{}`.
+fn route_uri(uri: &str) -> String {
+    uri.trim_matches('/')
+        .split('/')
+        .map(|seg| if seg.starts_with('{') { "{}" } else { seg })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A script's request target ([`RefKind::Url`]) from the method and the
+/// path as written (a string or template literal's contents): `None` for
+/// what is not a path of this application (another host's URL, a path
+/// with spaces, an asset file, nothing but interpolations).
+fn request_target(method: &str, written: &str) -> Option<String> {
+    static INTERPOLATION: OnceLock<Regex> = OnceLock::new();
+    let path = re(&INTERPOLATION, r"\$\{[^}]*\}").replace_all(written, "{}");
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    if path.contains(char::is_whitespace) || path.contains("://") || path.starts_with("//") {
+        return None;
+    }
+    let last = path.rsplit('/').next().unwrap_or("");
+    if last.contains('.') && !last.contains("{}") {
+        return None;
+    }
+    let segments: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| if s.contains("{}") { "{}" } else { s })
+        .skip_while(|s| *s == "{}")
+        .collect();
+    if !segments.iter().any(|s| *s != "{}") {
+        return None;
+    }
+    Some(format!(
+        "{} {}",
+        method.to_ascii_uppercase(),
+        segments.join("/")
+    ))
 }
 
 /// Words followed by `(` in PHP that are language constructs, not calls.
@@ -681,10 +823,42 @@ fn vue_globals(text: &str, lines: &Lines, vue: bool, f: &mut FileFacts) {
     }
 }
 
+/// A script's HTTP requests ([`RefKind::Url`]): the first argument, a
+/// string or template literal, of `.get/.post/.put/.patch/.delete/.visit`
+/// on a client-like receiver (`http`, `axios`, `api`, `client`, `this.$http`,
+/// Inertia's `router`, `useForm`'s `form`, …, or one property of it,
+/// `http.silently.post(…)`; a type argument such as
+/// `http.get<Song[]>(…)` is allowed) and of `fetch`, `axios`, `useFetch`
+/// (method `*`).
+fn script_requests(text: &str, lines: &Lines, f: &mut FileFacts) {
+    static CALL: OnceLock<Regex> = OnceLock::new();
+    let call = re(
+        &CALL,
+        r#"(?:\b(?:http|axios|api|client|Http|ky|request|router|Inertia|form)|\$http|\$inertia)(?:\.\w+)?\s*\.\s*(get|post|put|patch|delete|visit)\s*(?:<[^()'"`]*>)?\(\s*(?:'([^'\n]*)'|"([^"\n]*)"|`([^`]*)`)|\b(?:fetch|axios|useFetch|\$fetch)\(\s*(?:'([^'\n]*)'|"([^"\n]*)"|`([^`]*)`)"#,
+    );
+    for c in call.captures_iter(text) {
+        let method = match c.get(1).map(|m| m.as_str()) {
+            Some("visit") | None => "*",
+            Some(m) => m,
+        };
+        let Some(path) = (2..=7).find_map(|i| c.get(i)) else {
+            continue;
+        };
+        if let Some(target) = request_target(method, path.as_str()) {
+            f.refs.push(Ref {
+                kind: RefKind::Url,
+                target,
+                line: lines.at(path.start()),
+            });
+        }
+    }
+}
+
 fn scripts(text: &str, vue: bool) -> FileFacts {
     let lines = Lines::new(text);
     let mut f = FileFacts::default();
     vue_globals(text, &lines, vue, &mut f);
+    script_requests(text, &lines, &mut f);
     static IMPORT: OnceLock<Regex> = OnceLock::new();
     for c in re(
         &IMPORT,
@@ -756,6 +930,64 @@ mod tests {
             .filter(|r| r.kind == kind)
             .map(|r| r.target.as_str())
             .collect()
+    }
+
+    #[test]
+    fn routes_define_endpoints_and_scripts_request_them() {
+        let routes = r#"<?php
+use App\Http\Controllers\API\AuthController;
+use App\Http\Controllers\API\MovePlaylistSongsController;
+
+Route::prefix('api')->middleware('api')->group(static function (): void {
+    Route::post('me', [AuthController::class, 'login'])->name('auth.login');
+    Route::post('playlists/{playlist}/songs/move', MovePlaylistSongsController::class);
+    Route::delete(
+        '/playlist-folders/{playlistFolder?}/playlists',
+        [PlaylistFolderPlaylistController::class, 'destroy']
+    );
+    Route::apiResource('playlists.songs', PlaylistSongController::class);
+    Route::get('/', 'HomeController@index');
+    Route::get('about', static fn () => view('about'));
+});
+"#;
+        let f = extract("routes/api.php", routes);
+        let got: Vec<String> = f
+            .endpoints
+            .iter()
+            .map(|e| format!("{} {} {}", e.method, e.uri, e.controller))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "* playlists/{}/songs PlaylistSongController",
+                "* playlists/{}/songs/{} PlaylistSongController",
+                "DELETE playlist-folders/{}/playlists PlaylistFolderPlaylistController",
+                "GET  App\\Http\\Controllers\\HomeController",
+                "POST me App\\Http\\Controllers\\API\\AuthController",
+                "POST playlists/{}/songs/move App\\Http\\Controllers\\API\\MovePlaylistSongsController",
+            ]
+        );
+        let store = r#"import { http } from '@/services'
+export const playlistStore = {
+  async move (playlist: Playlist, ids: string[]) {
+    await http.silently.post(`playlists/${playlist.id}/songs/move`, { ids })
+  },
+  fetch: async () => http.get<Playlist[]>(`${base}/playlists?sort=${sort}`),
+  logo: () => fetch('/img/logo.svg'),
+  other: () => fetch('https://example.com/api/x'),
+  cache: () => map.get('playlists'),
+  me: () => axios.put('/api/me', data),
+}
+"#;
+        let f = extract("resources/js/stores/playlistStore.ts", store);
+        assert_eq!(
+            targets(&f, RefKind::Url),
+            [
+                "GET playlists",
+                "POST playlists/{}/songs/move",
+                "PUT api/me"
+            ]
+        );
     }
 
     #[test]

@@ -49,6 +49,12 @@ pub enum EdgeKind {
     /// A call of a global function to the file that defines it
     /// ([`RefKind::Function`]).
     Call,
+    /// A script's request to the controller of the route it matches
+    /// ([`RefKind::Url`] → [`facts::Endpoint`]).
+    Endpoint,
+    /// The create and edit forms of one thing, both ways
+    /// ([`Graph::add_counterparts`]).
+    Counterpart,
 }
 
 impl EdgeKind {
@@ -66,6 +72,7 @@ impl EdgeKind {
             RefKind::Trans => EdgeKind::Trans,
             RefKind::RouteName => EdgeKind::Route,
             RefKind::Function => EdgeKind::Call,
+            RefKind::Url => EdgeKind::Endpoint,
         }
     }
 
@@ -85,6 +92,8 @@ impl EdgeKind {
             EdgeKind::Convention => "convention",
             EdgeKind::Listener => "listener",
             EdgeKind::Call => "call",
+            EdgeKind::Endpoint => "endpoint",
+            EdgeKind::Counterpart => "counterpart",
         }
     }
 }
@@ -162,6 +171,7 @@ impl Graph {
         g.add_model_conventions(facts, &r);
         g.add_named_after_models(facts, &r);
         g.add_listeners(facts, &r);
+        g.add_counterparts(files);
         for v in g.out.values_mut().chain(g.inn.values_mut()) {
             v.sort();
             v.dedup_by(|a, b| a.from == b.from && a.to == b.to && a.kind == b.kind);
@@ -284,6 +294,42 @@ impl Graph {
         }
     }
 
+    /// The create and edit sides of one form, which a new field changes
+    /// together: files of one directory and extension whose names differ
+    /// only by a leading [`CREATE_VERBS`] / [`EDIT_VERBS`] word
+    /// (`CreatePlaylistForm.vue` ↔ `EditPlaylistForm.vue`, `AddUserForm.vue`
+    /// ↔ `EditUserForm.vue`, `StoreUserRequest.php` ↔ `UpdateUserRequest.php`,
+    /// Filament's `CreateProduct.php` ↔ `EditProduct.php`), and a
+    /// directory's `create.blade.php` ↔ `edit.blade.php`; both ways.
+    fn add_counterparts(&mut self, files: &BTreeSet<String>) {
+        let mut sides: HashMap<(&str, &str, &str), [Vec<&str>; 2]> = HashMap::new();
+        for f in files {
+            let (dir, name) = f.rsplit_once('/').unwrap_or(("", f));
+            let Some((stem, ext)) = name.split_once('.') else {
+                continue;
+            };
+            for (side, verbs) in [CREATE_VERBS, EDIT_VERBS].iter().enumerate() {
+                let rest = verbs.iter().find_map(|v| {
+                    if stem == v.to_ascii_lowercase() && ext == "blade.php" {
+                        return Some("");
+                    }
+                    stem.strip_prefix(v)
+                        .filter(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+                });
+                if let Some(rest) = rest {
+                    sides.entry((dir, ext, rest)).or_default()[side].push(f.as_str());
+                }
+            }
+        }
+        for [creates, edits] in sides.values() {
+            for c in creates {
+                for e in edits {
+                    self.add_both_ways(c, e, EdgeKind::Counterpart);
+                }
+            }
+        }
+    }
+
     /// An edge each way between `a` and `b` with no line: a tie no single
     /// reference makes (a shared table, a naming convention, a listener).
     fn add_both_ways(&mut self, a: &str, b: &str, kind: EdgeKind) {
@@ -346,6 +392,8 @@ struct Resolver<'a> {
     vue_globals: HashMap<String, Vec<String>>,
     /// Global function name (lower-case) → the files that define it.
     functions: HashMap<&'a str, Vec<&'a str>>,
+    /// Every route with a controller: method, URI segments, controller FQCN.
+    endpoints: Vec<(&'a str, Vec<&'a str>, &'a str)>,
 }
 
 impl<'a> Resolver<'a> {
@@ -354,7 +402,12 @@ impl<'a> Resolver<'a> {
         let mut routes: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut translations: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut functions: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut endpoints = Vec::new();
         for (file, f) in facts {
+            for e in &f.endpoints {
+                let segments = e.uri.split('/').filter(|s| !s.is_empty()).collect();
+                endpoints.push((e.method.as_str(), segments, e.controller.as_str()));
+            }
             let in_lang = file
                 .strip_prefix("lang/")
                 .or_else(|| file.strip_prefix("resources/lang/"));
@@ -396,6 +449,7 @@ impl<'a> Resolver<'a> {
             alias_roots: std::cell::RefCell::new(Vec::new()),
             vue_globals: HashMap::new(),
             functions,
+            endpoints,
         }
     }
 
@@ -485,7 +539,70 @@ impl<'a> Resolver<'a> {
             RefKind::Trans => files_of(&self.translations, t),
             RefKind::RouteName => files_of(&self.routes, t),
             RefKind::Function => files_of(&self.functions, t),
+            RefKind::Url => self.endpoint(t),
         }
+    }
+
+    /// The controllers of the routes a request (`METHOD path`,
+    /// [`RefKind::Url`]) matches best. Paths match by their ends, since
+    /// neither the client's base URL nor the routes' group prefixes are
+    /// followed: segment by segment from the last, a `{}` on either side
+    /// matches any one segment, at least one literal segment must be equal,
+    /// and the part of the longer path left over must hold no `{}` (a
+    /// literal prefix such as `api`). Best: most equal literal segments,
+    /// then fewest `{}` matched against a literal, then the closest
+    /// lengths; every route that ties is kept. Methods must agree unless
+    /// either is `*`.
+    fn endpoint(&self, target: &str) -> Vec<String> {
+        let Some((method, path)) = target.split_once(' ') else {
+            return Vec::new();
+        };
+        let request: Vec<&str> = path.split('/').collect();
+        let mut best: Option<(i32, i32, i32)> = None;
+        let mut controllers: Vec<&str> = Vec::new();
+        for (m, route, controller) in &self.endpoints {
+            if method != "*" && *m != "*" && *m != method {
+                continue;
+            }
+            let n = request.len().min(route.len());
+            let (rest, ours) = if request.len() > route.len() {
+                (&request[..request.len() - n], &route[..])
+            } else {
+                (&route[..route.len() - n], &route[route.len() - n..])
+            };
+            if n == 0 || rest.contains(&"{}") {
+                continue;
+            }
+            let theirs = &request[request.len() - n..];
+            let (mut equal, mut wild) = (0, 0);
+            let fits = theirs.iter().zip(ours).all(|(a, b)| {
+                if *a == "{}" || *b == "{}" {
+                    wild += i32::from(*a != *b);
+                    true
+                } else {
+                    equal += 1;
+                    a == b
+                }
+            });
+            if !fits || equal == 0 {
+                continue;
+            }
+            let key = (equal, -wild, -(rest.len() as i32));
+            match best {
+                Some(b) if b > key => continue,
+                Some(b) if b == key => {}
+                _ => controllers.clear(),
+            }
+            best = Some(key);
+            controllers.push(controller);
+        }
+        let mut out: Vec<String> = controllers
+            .into_iter()
+            .flat_map(|c| files_of(&self.classes, c))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// A JS/TS import: relative to the file, or `@/` / `~/` from the
@@ -725,14 +842,20 @@ fn script_candidates(base: &str) -> Vec<String> {
 fn kind_weight(kind: EdgeKind) -> f32 {
     match kind {
         EdgeKind::View | EdgeKind::Component | EdgeKind::Livewire => 1.0,
-        EdgeKind::Table | EdgeKind::Convention => 1.0,
+        EdgeKind::Table | EdgeKind::Convention | EdgeKind::Counterpart => 1.0,
         EdgeKind::Listener => 0.8,
         EdgeKind::Extends => 0.8,
         EdgeKind::Route | EdgeKind::Config | EdgeKind::Trans => 0.7,
         EdgeKind::Import => 0.6,
+        EdgeKind::Endpoint => 0.8,
         EdgeKind::Class | EdgeKind::Call => 0.5,
     }
 }
+
+/// Leading words of a create form's name ([`Graph::add_counterparts`]).
+const CREATE_VERBS: &[&str] = &["Create", "Add", "New", "Store"];
+/// Leading words of an edit form's name.
+const EDIT_VERBS: &[&str] = &["Edit", "Update"];
 
 /// Class-name suffixes of the files about a model ([`Graph::add_named_after_models`]):
 /// the `artisan make:` defaults (resource, collection, observer, seeder,
@@ -859,6 +982,31 @@ pub fn related(
         r.edges.truncate(4);
     }
     best_first(&mut out, limit);
+    out
+}
+
+/// The counterparts ([`EdgeKind::Counterpart`]) of `files` that are not
+/// among them, each scored as one such edge (times its class factor) with
+/// its `counterpart → file` reason (as [`related`] gives it), best first.
+pub fn counterparts(graph: &Graph, files: &[String]) -> Vec<Related> {
+    let mut out: Vec<Related> = Vec::new();
+    for f in files {
+        for e in graph
+            .out(f)
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Counterpart)
+        {
+            if files.contains(&e.to) || out.iter().any(|r| r.file == e.to) {
+                continue;
+            }
+            let mut r = Related::new(&e.to);
+            r.edge_score = kind_weight(e.kind);
+            r.score = r.edge_score * class_factor(r.class);
+            r.edges.push(format!("{} → {}", e.kind.name(), e.site()));
+            out.push(r);
+        }
+    }
+    best_first(&mut out, usize::MAX);
     out
 }
 

@@ -534,3 +534,133 @@ fn a_call_of_a_global_helper_reaches_the_file_that_defines_it() {
     // comment are not calls of the helper.
     assert!(edge_kinds(&g, "app/Services/Other.php", "app/Helpers.php").is_empty());
 }
+
+#[test]
+fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
+    let (facts, files) = repo(&[
+        (
+            "routes/api.php",
+            "<?php\nuse App\\Http\\Controllers\\ProfileController;\nuse App\\Http\\Controllers\\AuthController;\nuse App\\Http\\Controllers\\SongController;\nuse App\\Http\\Controllers\\FavoriteSongsController;\nRoute::get('me', [ProfileController::class, 'show']);\nRoute::post('me', [AuthController::class, 'login']);\nRoute::apiResource('songs', SongController::class);\nRoute::get('songs/favorite', FavoriteSongsController::class);\n",
+        ),
+        (
+            "app/Http/Controllers/ProfileController.php",
+            "<?php\nnamespace App\\Http\\Controllers;\nclass ProfileController {}\n",
+        ),
+        (
+            "app/Http/Controllers/AuthController.php",
+            "<?php\nnamespace App\\Http\\Controllers;\nclass AuthController {}\n",
+        ),
+        (
+            "app/Http/Controllers/SongController.php",
+            "<?php\nnamespace App\\Http\\Controllers;\nclass SongController {}\n",
+        ),
+        (
+            "app/Http/Controllers/FavoriteSongsController.php",
+            "<?php\nnamespace App\\Http\\Controllers;\nclass FavoriteSongsController {}\n",
+        ),
+        (
+            "resources/js/stores/songStore.ts",
+            "export const s = {\n  one: (id) => http.get(`songs/${id}`),\n  liked: () => http.get('songs/favorite'),\n}\n",
+        ),
+        (
+            "resources/js/stores/authStore.ts",
+            "export const a = {\n  login: (d) => axios.post('/api/me', d),\n  profile: () => axios.get('/api/me'),\n  nested: (p) => axios.get(`albums/${p}/songs`),\n}\n",
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let songs = "resources/js/stores/songStore.ts";
+    let auth = "resources/js/stores/authStore.ts";
+    let ctl = |c: &str| format!("app/Http/Controllers/{c}.php");
+    assert_eq!(
+        edge_kinds(&g, songs, &ctl("SongController")),
+        [EdgeKind::Endpoint]
+    );
+    // A literal segment beats a route parameter; the method picks between
+    // two routes of one path; `api/` is a prefix no route file spells.
+    assert_eq!(
+        edge_kinds(&g, songs, &ctl("FavoriteSongsController")),
+        [EdgeKind::Endpoint]
+    );
+    assert_eq!(
+        edge_kinds(&g, auth, &ctl("AuthController")),
+        [EdgeKind::Endpoint]
+    );
+    assert_eq!(
+        edge_kinds(&g, auth, &ctl("ProfileController")),
+        [EdgeKind::Endpoint]
+    );
+    assert!(edge_kinds(&g, auth, &ctl("SongController")).is_empty());
+    let edges: Vec<&Edge> = g.out(songs).iter().collect();
+    assert_eq!(edges.len(), 2, "{edges:#?}");
+    let lines: Vec<(&str, u32)> = edges.iter().map(|e| (e.to.as_str(), e.line)).collect();
+    assert_eq!(
+        lines,
+        [
+            ("app/Http/Controllers/FavoriteSongsController.php", 3),
+            ("app/Http/Controllers/SongController.php", 2)
+        ]
+    );
+}
+
+#[test]
+fn create_and_edit_forms_are_counterparts() {
+    let names = [
+        "resources/js/components/playlist/CreatePlaylistForm.vue",
+        "resources/js/components/playlist/EditPlaylistForm.vue",
+        "resources/js/components/playlist/CreatePlaylistForm.spec.ts",
+        "resources/js/components/user/AddUserForm.vue",
+        "resources/js/components/user/EditUserForm.vue",
+        "resources/js/components/user/UserForm.vue",
+        "resources/js/components/other/EditUserForm.vue",
+        "app/Http/Requests/StoreUserRequest.php",
+        "app/Http/Requests/UpdateUserRequest.php",
+        "app/Http/Requests/Newsletter.php",
+        "app/Http/Requests/Editor.php",
+        "resources/views/books/create.blade.php",
+        "resources/views/books/edit.blade.php",
+        "resources/views/books/show.blade.php",
+    ];
+    let files: BTreeSet<String> = names.iter().map(|s| s.to_string()).collect();
+    let g = Graph::build(&BTreeMap::new(), &files);
+    let pairs = [
+        (
+            "resources/js/components/playlist/CreatePlaylistForm.vue",
+            "resources/js/components/playlist/EditPlaylistForm.vue",
+        ),
+        (
+            "resources/js/components/user/AddUserForm.vue",
+            "resources/js/components/user/EditUserForm.vue",
+        ),
+        (
+            "app/Http/Requests/StoreUserRequest.php",
+            "app/Http/Requests/UpdateUserRequest.php",
+        ),
+        (
+            "resources/views/books/create.blade.php",
+            "resources/views/books/edit.blade.php",
+        ),
+    ];
+    for (a, b) in pairs {
+        assert_eq!(edge_kinds(&g, a, b), [EdgeKind::Counterpart], "{a} → {b}");
+        assert_eq!(edge_kinds(&g, b, a), [EdgeKind::Counterpart], "{b} → {a}");
+    }
+    // Another directory, another extension, no verb, a word that only
+    // starts like one: nothing.
+    assert_eq!(
+        g.len(),
+        2 * pairs.len(),
+        "{:?}",
+        g.out.keys().collect::<Vec<_>>()
+    );
+    // `query`'s "also check": the counterparts of listed files not listed.
+    let listed = [
+        pairs[0].0.to_string(),
+        pairs[1].0.to_string(),
+        pairs[1].1.to_string(),
+    ];
+    let c = counterparts(&g, &listed);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].file, pairs[0].1);
+    assert_eq!(c[0].edges, [format!("counterpart → {}", pairs[0].0)]);
+    assert!((c[0].score - 1.0).abs() < 1e-6, "{}", c[0].score);
+}

@@ -198,22 +198,27 @@ const ALSO_CHECK_MIN_SCORE: f32 = 0.6;
 
 /// What the change set likely needs besides the ranked files: code-graph
 /// neighbours and co-change partners of the top files that the ranking
-/// left out.
+/// left out (at most [`ALSO_CHECK_FILES`]), then the counterparts of every
+/// ranked file (`EditUserForm.vue` for a listed `AddUserForm.vue`:
+/// `graph::counterparts`), which are few and rarely wrong.
 pub(super) fn also_check(
     graph: &crate::index::CodeGraph,
     files: &[RankedFile],
 ) -> Vec<crate::graph::Related> {
-    let seeds: Vec<String> = files
-        .iter()
-        .take(ALSO_CHECK_SEEDS)
-        .map(|f| f.file.clone())
-        .collect();
-    let listed: std::collections::HashSet<&str> = files.iter().map(|f| f.file.as_str()).collect();
-    crate::graph::related(&graph.graph, Some(&graph.history), &seeds, 50)
-        .into_iter()
-        .filter(|r| !listed.contains(r.file.as_str()) && r.score >= ALSO_CHECK_MIN_SCORE)
-        .take(ALSO_CHECK_FILES)
-        .collect()
+    let listed: Vec<String> = files.iter().map(|f| f.file.clone()).collect();
+    let seeds = &listed[..listed.len().min(ALSO_CHECK_SEEDS)];
+    let mut out: Vec<crate::graph::Related> =
+        crate::graph::related(&graph.graph, Some(&graph.history), seeds, 50)
+            .into_iter()
+            .filter(|r| !listed.contains(&r.file) && r.score >= ALSO_CHECK_MIN_SCORE)
+            .take(ALSO_CHECK_FILES)
+            .collect();
+    for r in crate::graph::counterparts(&graph.graph, &listed) {
+        if !out.iter().any(|o| o.file == r.file) {
+            out.push(r);
+        }
+    }
+    out
 }
 
 /// The plan in one line: keywords, Japanese terms with their English

@@ -139,3 +139,46 @@ async def test_related_files_and_also_check(tmp_path):
                   model_env())
     v = json.loads(out.stdout)
     assert any(f["file"] == "resources/views/orders/show.blade.php" for f in v["files"]), v
+
+
+async def test_scripts_reach_their_endpoints_and_forms_their_counterparts(tmp_path):
+    """A script's request reaches the controller of the route it calls
+    (`related_files` both ways, with the request's line), and a listed
+    create form brings its edit form into `query`'s "also check"."""
+    repo = tmp_path / "app"
+    shutil.copytree(APP, repo)
+    (repo / ".code-intel").mkdir()
+    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
+    js = repo / "resources" / "js"
+    (js / "stores").mkdir()
+    (js / "stores" / "orderStore.ts").write_text(
+        "import { http } from '@/services/http'\n\nexport const orderStore = {\n"
+        "  async cancel (order: Order) {\n"
+        "    return await http.post<Order>(`orders/${order.id}/cancel`, { reason: 'customer' })\n  },\n}\n")
+    forms = js / "components" / "orders"
+    forms.mkdir()
+    field = "<template>\n  <form>\n    <input name=\"shipping_note\" v-model=\"note\">\n  </form>\n</template>\n"
+    (forms / "CreateOrderForm.vue").write_text(field.replace("<form>", "<form @submit=\"create\">"))
+    (forms / "EditOrderForm.vue").write_text(field.replace("<form>", "<form @submit=\"update\">"))
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        r = await c.call("related_files", files=["app/Http/Controllers/OrderController.php"])
+        store = next(f for f in r["files"] if f["file"] == "resources/js/stores/orderStore.ts")
+        assert "endpoint ← resources/js/stores/orderStore.ts:5" in store["edges"], store
+        r = await c.call("related_files", files=["resources/js/stores/orderStore.ts"])
+        ctl = next(f for f in r["files"] if f["file"] == "app/Http/Controllers/OrderController.php")
+        assert "endpoint → resources/js/stores/orderStore.ts:5" in ctl["edges"], ctl
+        r = await c.call("related_files", files=["resources/js/components/orders/CreateOrderForm.vue"])
+        assert r["files"][0]["file"] == "resources/js/components/orders/EditOrderForm.vue", r["files"]
+
+        # One file listed: its counterpart comes under "also check".
+        q = await c.session.call_tool("query", {"query": "shipping_note input of CreateOrderForm", "limit": 1})
+        s = q.structured_content
+        forms = {f"resources/js/components/orders/{n}OrderForm.vue" for n in ["Create", "Edit"]}
+        [top] = [f["file"] for f in s["files"]]
+        assert top in forms, top
+        [other] = forms - {top}
+        also = {a["file"]: a for a in s["also_check"]}
+        assert f"counterpart → {top}" in also.get(other, {}).get("edges", []), s["also_check"]
+        assert "also check" in q.content[0].text and other in q.content[0].text
