@@ -99,6 +99,11 @@ pub struct FileFacts {
     /// ([`route_endpoints`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub endpoints: Vec<Endpoint>,
+    /// TypeScript interfaces and type aliases a `.ts` file declares
+    /// (`interface Song extends Playable {`, `export type Album = {`),
+    /// capitalised names only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ts_types: Vec<String>,
 }
 
 /// One route to a controller, as a Laravel routes file defines it:
@@ -124,14 +129,15 @@ impl FileFacts {
             && self.route_names.is_empty()
             && self.functions.is_empty()
             && self.endpoints.is_empty()
+            && self.ts_types.is_empty()
     }
 }
 
 /// Version of what [`extract`] derives; part of the index's admission
 /// rules, so that a change re-reads every file once (chunks' vectors are
 /// reused by content hash). 2: Vue global registrations and their uses;
-/// 3: PHP global functions and their calls; 4: routes' endpoints and
-/// scripts' requests.
+/// 3: PHP global functions and their calls; 4: routes' endpoints,
+/// scripts' requests and TypeScript type declarations.
 pub const FACTS_VERSION: u32 = 4;
 
 /// Most references kept per file (a generated file can name thousands).
@@ -150,7 +156,11 @@ pub fn extract(rel: &str, text: &str) -> FileFacts {
     .iter()
     .any(|e| lower.ends_with(e))
     {
-        scripts(text, lower.ends_with(".vue"))
+        let mut f = scripts(text, lower.ends_with(".vue"));
+        if lower.ends_with(".ts") {
+            f.ts_types = ts_types(text);
+        }
+        f
     } else if lower.ends_with(".py") {
         python(text)
     } else {
@@ -170,6 +180,8 @@ pub fn extract(rel: &str, text: &str) -> FileFacts {
     f.functions.dedup();
     f.endpoints.sort();
     f.endpoints.dedup();
+    f.ts_types.sort();
+    f.ts_types.dedup();
     f
 }
 
@@ -852,6 +864,19 @@ fn script_requests(text: &str, lines: &Lines, f: &mut FileFacts) {
             });
         }
     }
+}
+
+/// The capitalised interfaces and type aliases `text` (TypeScript)
+/// declares at the start of a line ([`FileFacts::ts_types`]).
+fn ts_types(text: &str) -> Vec<String> {
+    static DECL: OnceLock<Regex> = OnceLock::new();
+    re(
+        &DECL,
+        r"(?m)^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type)\s+([A-Z]\w*)",
+    )
+    .captures_iter(text)
+    .map(|c| c[1].to_string())
+    .collect()
 }
 
 fn scripts(text: &str, vue: bool) -> FileFacts {

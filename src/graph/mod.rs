@@ -55,6 +55,10 @@ pub enum EdgeKind {
     /// The create and edit forms of one thing, both ways
     /// ([`Graph::add_counterparts`]).
     Counterpart,
+    /// A PHP class whose JSON a TypeScript type declares: an API resource
+    /// or an Eloquent model and the `.ts` file declaring its type
+    /// ([`Graph::add_shapes`]).
+    Shape,
 }
 
 impl EdgeKind {
@@ -94,6 +98,7 @@ impl EdgeKind {
             EdgeKind::Call => "call",
             EdgeKind::Endpoint => "endpoint",
             EdgeKind::Counterpart => "counterpart",
+            EdgeKind::Shape => "shape",
         }
     }
 }
@@ -172,6 +177,7 @@ impl Graph {
         g.add_named_after_models(facts, &r);
         g.add_listeners(facts, &r);
         g.add_counterparts(files);
+        g.add_shapes(facts);
         for v in g.out.values_mut().chain(g.inn.values_mut()) {
             v.sort();
             v.dedup_by(|a, b| a.from == b.from && a.to == b.to && a.kind == b.kind);
@@ -326,6 +332,44 @@ impl Graph {
                 for e in edits {
                     self.add_both_ways(c, e, EdgeKind::Counterpart);
                 }
+            }
+        }
+    }
+
+    /// The TypeScript types of the application's JSON: each API resource
+    /// (`App\Http\Resources\SongResource`) and each Eloquent model
+    /// (`App\Models\Song`) to the `.ts` files that declare a type of
+    /// that name (`interface Song` in koel's `types.d.ts`), which a new
+    /// field changes too. One edge, from the PHP file.
+    fn add_shapes(&mut self, facts: &BTreeMap<String, FileFacts>) {
+        let mut declared: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (file, f) in facts {
+            for t in &f.ts_types {
+                declared.entry(t.as_str()).or_default().push(file.as_str());
+            }
+        }
+        if declared.is_empty() {
+            return;
+        }
+        let short = |fq: &str| fq.rsplit('\\').next().unwrap_or(fq).to_string();
+        let mut pairs: Vec<(&str, String)> = models(facts)
+            .map(|(file, model)| (file.as_str(), short(model)))
+            .collect();
+        for (file, f) in facts {
+            for d in f.defines.iter().filter(|d| d.contains("\\Resources\\")) {
+                if let Some(name) = short(d).strip_suffix("Resource").filter(|n| !n.is_empty()) {
+                    pairs.push((file.as_str(), name.to_string()));
+                }
+            }
+        }
+        for (file, name) in pairs {
+            for ts in declared.get(name.as_str()).into_iter().flatten() {
+                self.add(Edge {
+                    from: file.to_string(),
+                    to: (*ts).to_string(),
+                    kind: EdgeKind::Shape,
+                    line: 0,
+                });
             }
         }
     }
@@ -847,7 +891,7 @@ fn kind_weight(kind: EdgeKind) -> f32 {
         EdgeKind::Extends => 0.8,
         EdgeKind::Route | EdgeKind::Config | EdgeKind::Trans => 0.7,
         EdgeKind::Import => 0.6,
-        EdgeKind::Endpoint => 0.8,
+        EdgeKind::Endpoint | EdgeKind::Shape => 0.8,
         EdgeKind::Class | EdgeKind::Call => 0.5,
     }
 }

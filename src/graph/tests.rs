@@ -664,3 +664,48 @@ fn create_and_edit_forms_are_counterparts() {
     assert_eq!(c[0].edges, [format!("counterpart → {}", pairs[0].0)]);
     assert!((c[0].score - 1.0).abs() < 1e-6, "{}", c[0].score);
 }
+
+#[test]
+fn resources_and_models_reach_the_typescript_types_of_their_json() {
+    let (facts, files) = repo(&[
+        (
+            "app/Http/Resources/SongResource.php",
+            "<?php\nnamespace App\\Http\\Resources;\nclass SongResource extends JsonResource {}\n",
+        ),
+        (
+            "app/Models/Album.php",
+            "<?php\nnamespace App\\Models;\nclass Album extends Model {}\n",
+        ),
+        (
+            "app/Http/Resources/Resource.php",
+            "<?php\nnamespace App\\Http\\Resources;\nclass Resource {}\n",
+        ),
+        (
+            "resources/js/types.d.ts",
+            "declare type Closure = () => void\ninterface Song extends Playable {\n  title: string\n}\nexport interface Album {\n  name: string\n}\n",
+        ),
+        (
+            "resources/js/components/SongCard.vue",
+            "<script lang=\"ts\">\ninterface Song { id: string }\n</script>\n",
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let types = "resources/js/types.d.ts";
+    assert_eq!(
+        facts[types].ts_types,
+        ["Album", "Closure", "Song"],
+        "declared types"
+    );
+    assert_eq!(
+        edge_kinds(&g, "app/Http/Resources/SongResource.php", types),
+        [EdgeKind::Shape]
+    );
+    assert_eq!(
+        edge_kinds(&g, "app/Models/Album.php", types),
+        [EdgeKind::Shape]
+    );
+    // A `.vue` file's local types are not the application's JSON; a bare
+    // `Resource` names no type.
+    assert!(g.inn("resources/js/components/SongCard.vue").is_empty());
+    assert!(g.out("app/Http/Resources/Resource.php").is_empty());
+}
