@@ -302,29 +302,22 @@ impl Graph {
 
     /// The create and edit sides of one form, which a new field changes
     /// together: files of one directory and extension whose names differ
-    /// only by a leading [`CREATE_VERBS`] / [`EDIT_VERBS`] word
-    /// (`CreatePlaylistForm.vue` ↔ `EditPlaylistForm.vue`, `AddUserForm.vue`
-    /// ↔ `EditUserForm.vue`, `StoreUserRequest.php` ↔ `UpdateUserRequest.php`,
-    /// Filament's `CreateProduct.php` ↔ `EditProduct.php`), and a
-    /// directory's `create.blade.php` ↔ `edit.blade.php`; both ways.
+    /// only by one word, a [`CREATE_VERBS`] word on one side and an
+    /// [`EDIT_VERBS`] word on the other, wherever it stands in the name
+    /// ([`counterpart_key`]): `CreatePlaylistForm.vue` ↔ `EditPlaylistForm.vue`,
+    /// `AddUserForm.vue` ↔ `EditUserForm.vue`, `StoreUserRequest.php` ↔
+    /// `UpdateUserRequest.php`, koel's `PlaylistFolderStoreRequest.php` ↔
+    /// `PlaylistFolderUpdateRequest.php`, Filament's `CreateProduct.php` ↔
+    /// `EditProduct.php`, `create.blade.php` ↔ `edit.blade.php`; both ways.
     fn add_counterparts(&mut self, files: &BTreeSet<String>) {
-        let mut sides: HashMap<(&str, &str, &str), [Vec<&str>; 2]> = HashMap::new();
+        let mut sides: HashMap<(&str, &str, String), [Vec<&str>; 2]> = HashMap::new();
         for f in files {
             let (dir, name) = f.rsplit_once('/').unwrap_or(("", f));
             let Some((stem, ext)) = name.split_once('.') else {
                 continue;
             };
-            for (side, verbs) in [CREATE_VERBS, EDIT_VERBS].iter().enumerate() {
-                let rest = verbs.iter().find_map(|v| {
-                    if stem == v.to_ascii_lowercase() && ext == "blade.php" {
-                        return Some("");
-                    }
-                    stem.strip_prefix(v)
-                        .filter(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
-                });
-                if let Some(rest) = rest {
-                    sides.entry((dir, ext, rest)).or_default()[side].push(f.as_str());
-                }
+            if let Some((side, key)) = counterpart_key(stem) {
+                sides.entry((dir, ext, key)).or_default()[side].push(f.as_str());
             }
         }
         for [creates, edits] in sides.values() {
@@ -900,6 +893,40 @@ fn kind_weight(kind: EdgeKind) -> f32 {
 const CREATE_VERBS: &[&str] = &["Create", "Add", "New", "Store"];
 /// Leading words of an edit form's name.
 const EDIT_VERBS: &[&str] = &["Edit", "Update"];
+
+/// A file name's side (0 create, 1 edit) and the rest of it with the verb
+/// word replaced by `*` (`PlaylistFolderStoreRequest` → (0,
+/// `PlaylistFolder*Request`)): words are split at capitals, `-` and `_`,
+/// and the first word that is a create or edit verb (any case) counts.
+/// `None` when no word is one (`Address` is not `Add`).
+fn counterpart_key(stem: &str) -> Option<(usize, String)> {
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    let b = stem.as_bytes();
+    for i in 1..=b.len() {
+        let boundary = i == b.len()
+            || b[i] == b'-'
+            || b[i] == b'_'
+            || (b[i].is_ascii_uppercase() && !b[i - 1].is_ascii_uppercase());
+        if boundary {
+            if start < i {
+                words.push((start, i));
+            }
+            start = if i < b.len() && (b[i] == b'-' || b[i] == b'_') {
+                i + 1
+            } else {
+                i
+            };
+        }
+    }
+    words.iter().find_map(|&(a, z)| {
+        let word = &stem[a..z];
+        let side = [CREATE_VERBS, EDIT_VERBS]
+            .iter()
+            .position(|verbs| verbs.iter().any(|v| v.eq_ignore_ascii_case(word)))?;
+        Some((side, format!("{}*{}", &stem[..a], &stem[z..])))
+    })
+}
 
 /// Class-name suffixes of the files about a model ([`Graph::add_named_after_models`]):
 /// the `artisan make:` defaults (resource, collection, observer, seeder,
