@@ -17,7 +17,8 @@ Japanese; the same commits in English): recall@1/5/10 and MRR, and `query`
 latency p50/p95 (client-side, warm server).
 
     bench/run.sh retrieval REPO [--before 2026-06-01] [--ja bench/sets/laravel-ja.tsv]
-    (koel/koel at b73c97ff92: --ja bench/sets/koel-ja.tsv or koel-ja-translations.tsv)
+    (koel/koel at b73c97ff92: --ja bench/sets/koel-ja.tsv or koel-ja-translations.tsv;
+    with koel-ja.tsv, --paraphrases bench/sets/koel-en-paraphrases.tsv)
                                 [--total 200] [--plain 100] [--json rows.json]
 """
 
@@ -201,6 +202,8 @@ def main():
     ap.add_argument("--total", type=int, default=200, help="English queries")
     ap.add_argument("--plain", type=int, default=100, help="of which without identifiers, at least")
     ap.add_argument("--ja", type=Path, help="Japanese queries (commit<TAB>query)")
+    ap.add_argument("--paraphrases", type=Path,
+                    help="English requests phrased as the --ja ones (commit<TAB>query): the overlap's paraphrase baseline")
     ap.add_argument("--json", type=Path, help="write per-query rows here")
     a = ap.parse_args()
     repo = a.repo.resolve()
@@ -212,6 +215,8 @@ def main():
     queries = list(english)
     if a.ja:
         queries += sets.japanese(repo, a.ja, english)
+    if a.paraphrases:
+        queries += sets.japanese(repo, a.paraphrases, english, lang="en-para")
     if not queries:
         sys.exit(f"{repo}: no commit with a non-test source file that still exists")
     bm25 = BM25(repo)
@@ -227,6 +232,14 @@ def main():
         same = {r["commit"] for r in ja}
         table("The same commits in English", [r for r in en if r["commit"] in same])
         print(f"\nJapanese vs English top 5 (`query`), files in common: {overlap(ja, en):.2f} of 5")
+    para = [r for r in rows if r["lang"] == "en-para"]
+    if para:
+        table("English paraphrases", para)
+        print(f"English paraphrase vs English subject top 5, files in common: {overlap(para, en):.2f} of 5"
+              " (what rewording alone costs)")
+        if ja:
+            print(f"Japanese vs its English paraphrase top 5, files in common: {overlap(ja, para):.2f} of 5"
+                  " (what the language costs)")
     ms = sorted(r["query_ms"] for r in rows)
     if ms:
         p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]

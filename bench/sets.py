@@ -154,9 +154,10 @@ def balanced(queries, total, min_plain):
     return [q for q in queries if id(q) in chosen]
 
 
-def japanese(repo, path: Path, english):
+def japanese(repo, path: Path, english, lang="ja"):
     """Japanese queries of `path` (commit<TAB>query), matched to the English set
-    (or, for commits outside it, to the commit read from history)."""
+    (or, for commits outside it, to the commit read from history); `lang`
+    labels the rows (`en-para` for English paraphrases read the same way)."""
     by_commit = {q.commit: q for q in english}
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -167,5 +168,5 @@ def japanese(repo, path: Path, english):
         if full is None:
             continue
         en = by_commit[full]
-        out.append(Query(full, text.strip(), en.relevant, en.date, lang="ja", english=en.query))
+        out.append(Query(full, text.strip(), en.relevant, en.date, lang=lang, english=en.query))
     return out
