@@ -52,9 +52,9 @@ pub enum RefKind {
     /// `app/Helpers.php` that composer's `autoload.files` loads), if any.
     /// PHP's own functions resolve to nothing.
     Function,
-    /// A script's request to a path the application may route:
-    /// `http.get(`songs/${id}`)`, `axios.post('/api/users')`,
-    /// `fetch('/x')`. Target `METHOD path` ([`request_target`]): method
+    /// A request to a path the application may route: a script's
+    /// `http.get(`songs/${id}`)`, `axios.post('/api/users')`, `fetch('/x')`,
+    /// a view's or PHP file's `url('/books')`. Target `METHOD path` ([`request_target`]): method
     /// upper-case (`*` when the call does not say), path without scheme,
     /// host, query or leading `/`, each interpolation a `{}` segment. Resolves
     /// to the controllers of the matching [`Endpoint`]s.
@@ -118,6 +118,10 @@ pub struct Endpoint {
     pub uri: String,
     /// FQCN of the controller class.
     pub controller: String,
+    /// The route's name (`->name('auth.login')` in the same statement); a
+    /// resource's is its names' prefix with `*` (`playlists.*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 impl FileFacts {
@@ -388,6 +392,7 @@ fn php(text: &str) -> FileFacts {
     let models = php_declarations(&code, &namespace, &imports, &lines, &mut f);
     php_class_uses(&code, &with_strings, &namespace, &imports, &lines, &mut f);
     laravel_strings(&with_strings, &lines, &mut f.refs, &mut f.route_names);
+    php_requests(&with_strings, &lines, &mut f.refs);
     php_functions(&code, &lines, &mut f);
     if with_strings.contains("Route::") {
         f.endpoints = route_endpoints(&with_strings, &namespace, &imports);
@@ -453,6 +458,7 @@ fn route_endpoints(
             method,
             uri: route_uri(&c[2]),
             controller: class(name.as_str(), c.get(5).is_some()),
+            name: route_name(code, c.get(0).expect("group 0").end()),
         });
     }
     let resource = re(
@@ -472,10 +478,54 @@ fn route_endpoints(
                 method: "*".to_string(),
                 uri: u,
                 controller: class(&c[2], false),
+                name: Some(format!("{}.*", &c[1])),
             });
         }
     }
     out
+}
+
+/// The `->name('a.b')` of the route statement going on at byte `from` of
+/// `code` (up to its `;`).
+fn route_name(code: &str, from: usize) -> Option<String> {
+    static NAME: OnceLock<Regex> = OnceLock::new();
+    let rest = &code[from..];
+    let statement = &rest[..rest.find(';').unwrap_or(rest.len())];
+    re(&NAME, r#"->name\(\s*['"]([\w\-.]+)['"]"#)
+        .captures(statement)
+        .map(|c| c[1].to_string())
+}
+
+/// Requests a PHP file or Blade view makes to the application's own paths
+/// ([`RefKind::Url`], method `*`): `url('/books')`,
+/// `url("/settings/users/{$user->id}")`, `url('images/' . $id)`,
+/// `redirect('/login')`, `URL::to('/x')`. An interpolation is a `{}`
+/// segment; a literal ending in `/` and followed by `.` gets one.
+fn php_requests(code: &str, lines: &Lines, refs: &mut Vec<Ref>) {
+    static CALL: OnceLock<Regex> = OnceLock::new();
+    static INTERPOLATION: OnceLock<Regex> = OnceLock::new();
+    let call = re(
+        &CALL,
+        r#"(?:\burl|\bredirect|URL::to)\(\s*(?:'([^'\n]*)'|"([^"\n]*)")(\s*\.)?"#,
+    );
+    for c in call.captures_iter(code) {
+        let Some(path) = c.get(1).or(c.get(2)) else {
+            continue;
+        };
+        let mut written = re(&INTERPOLATION, r"\{\$[^}]*\}|\$\w+(?:->\w+)*")
+            .replace_all(path.as_str(), "{}")
+            .into_owned();
+        if c.get(3).is_some() && written.ends_with('/') {
+            written.push_str("{}");
+        }
+        if let Some(target) = request_target("*", &written) {
+            refs.push(Ref {
+                kind: RefKind::Url,
+                target,
+                line: lines.at(path.start()),
+            });
+        }
+    }
 }
 
 /// A route URI as [`Endpoint::uri`] keeps it: no leading or trailing `/`,
@@ -711,6 +761,7 @@ fn blade(text: &str) -> FileFacts {
     let lines = Lines::new(text);
     let mut f = FileFacts::default();
     laravel_strings(text, &lines, &mut f.refs, &mut f.route_names);
+    php_requests(text, &lines, &mut f.refs);
     // Qualified class names in Blade's PHP: `\App\Models\User::`, `App\Enums\X`.
     static NAMES: OnceLock<Regex> = OnceLock::new();
     for c in re(&NAMES, r"\\?\b([A-Z]\w*(?:\\[A-Z]\w*)+)\b").captures_iter(text) {
@@ -1004,6 +1055,28 @@ export const playlistStore = {
   me: () => axios.put('/api/me', data),
 }
 "#;
+        let names: Vec<Option<&str>> = f.endpoints.iter().map(|e| e.name.as_deref()).collect();
+        assert_eq!(
+            names,
+            [
+                Some("playlists.songs.*"),
+                Some("playlists.songs.*"),
+                None,
+                None,
+                Some("auth.login"),
+                None
+            ]
+        );
+        let view = r#"<form method="POST" action="{{ url("/books/{$book->slug}") }}">
+<a href="{{ url('/settings/users/' . $user->id) }}">{{ $user->name }}</a>
+<a href="{{ url('/tags?name=' . urlencode($tag)) }}">#</a>
+<link rel="icon" href="{{ url('/icon.png') }}"> @if($x) {{ redirect('/login') }} @endif
+"#;
+        let f = extract("resources/views/books/edit.blade.php", view);
+        assert_eq!(
+            targets(&f, RefKind::Url),
+            ["* books/{}", "* login", "* settings/users/{}", "* tags"]
+        );
         let f = extract("resources/js/stores/playlistStore.ts", store);
         assert_eq!(
             targets(&f, RefKind::Url),

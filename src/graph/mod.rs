@@ -431,6 +431,9 @@ struct Resolver<'a> {
     functions: HashMap<&'a str, Vec<&'a str>>,
     /// Every route with a controller: method, URI segments, controller FQCN.
     endpoints: Vec<(&'a str, Vec<&'a str>, &'a str)>,
+    /// Route name → controller FQCNs; a resource's names by their prefix
+    /// with `*` (`playlists.*`).
+    route_controllers: HashMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -440,10 +443,17 @@ impl<'a> Resolver<'a> {
         let mut translations: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut functions: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut endpoints = Vec::new();
+        let mut route_controllers: HashMap<&str, Vec<&str>> = HashMap::new();
         for (file, f) in facts {
             for e in &f.endpoints {
                 let segments = e.uri.split('/').filter(|s| !s.is_empty()).collect();
                 endpoints.push((e.method.as_str(), segments, e.controller.as_str()));
+                if let Some(name) = &e.name {
+                    route_controllers
+                        .entry(name.as_str())
+                        .or_default()
+                        .push(e.controller.as_str());
+                }
             }
             let in_lang = file
                 .strip_prefix("lang/")
@@ -487,6 +497,7 @@ impl<'a> Resolver<'a> {
             vue_globals: HashMap::new(),
             functions,
             endpoints,
+            route_controllers,
         }
     }
 
@@ -574,7 +585,20 @@ impl<'a> Resolver<'a> {
             }
             RefKind::Config => files_of(&self.configs, &t.to_ascii_lowercase()),
             RefKind::Trans => files_of(&self.translations, t),
-            RefKind::RouteName => files_of(&self.routes, t),
+            RefKind::RouteName => {
+                // The files defining the name and the controller it routes
+                // to (`books.show`, or a resource's `books.*`).
+                let resource = t.rsplit_once('.').map(|(r, _)| format!("{r}.*"));
+                let mut out = files_of(&self.routes, t);
+                for name in std::iter::once(t).chain(resource.as_deref()) {
+                    for c in self.route_controllers.get(name).into_iter().flatten() {
+                        out.extend(files_of(&self.classes, c));
+                    }
+                }
+                out.sort();
+                out.dedup();
+                out
+            }
             RefKind::Function => files_of(&self.functions, t),
             RefKind::Url => self.endpoint(t),
         }

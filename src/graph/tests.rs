@@ -540,7 +540,7 @@ fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
     let (facts, files) = repo(&[
         (
             "routes/api.php",
-            "<?php\nuse App\\Http\\Controllers\\ProfileController;\nuse App\\Http\\Controllers\\AuthController;\nuse App\\Http\\Controllers\\SongController;\nuse App\\Http\\Controllers\\FavoriteSongsController;\nRoute::get('me', [ProfileController::class, 'show']);\nRoute::post('me', [AuthController::class, 'login']);\nRoute::apiResource('songs', SongController::class);\nRoute::get('songs/favorite', FavoriteSongsController::class);\n",
+            "<?php\nuse App\\Http\\Controllers\\ProfileController;\nuse App\\Http\\Controllers\\AuthController;\nuse App\\Http\\Controllers\\SongController;\nuse App\\Http\\Controllers\\FavoriteSongsController;\nRoute::get('me', [ProfileController::class, 'show']);\nRoute::post('me', [AuthController::class, 'login'])->name('auth.login');\nRoute::apiResource('songs', SongController::class);\nRoute::get('songs/favorite', FavoriteSongsController::class);\n",
         ),
         (
             "app/Http/Controllers/ProfileController.php",
@@ -567,7 +567,30 @@ fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
             "export const a = {\n  login: (d) => axios.post('/api/me', d),\n  profile: () => axios.get('/api/me'),\n  nested: (p) => axios.get(`albums/${p}/songs`),\n}\n",
         ),
     ]);
+    let mut facts = facts;
+    let mut files = files;
+    let view = "resources/views/songs/show.blade.php";
+    facts.insert(
+        view.to_string(),
+        facts::extract(
+            view,
+            "<a href=\"{{ url(\"/songs/{$song->id}\") }}\">x</a>\n<form action=\"{{ route('auth.login') }}\">\n<img src=\"{{ url('/img/logo.png') }}\">\n<a href=\"{{ url('songs/' . $next->id) }}\">next</a>\n",
+        ),
+    );
+    files.insert(view.to_string());
     let g = Graph::build(&facts, &files);
+    // A view's links and forms: `url()` by path, `route()` by name (the
+    // routes file that names it and the controller it routes to).
+    assert_eq!(
+        edge_kinds(&g, view, "app/Http/Controllers/SongController.php"),
+        [EdgeKind::Endpoint]
+    );
+    assert_eq!(
+        edge_kinds(&g, view, "app/Http/Controllers/AuthController.php"),
+        [EdgeKind::Route]
+    );
+    assert_eq!(edge_kinds(&g, view, "routes/api.php"), [EdgeKind::Route]);
+    assert_eq!(g.out(view).len(), 3, "{:#?}", g.out(view));
     let songs = "resources/js/stores/songStore.ts";
     let auth = "resources/js/stores/authStore.ts";
     let ctl = |c: &str| format!("app/Http/Controllers/{c}.php");
