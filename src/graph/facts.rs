@@ -54,10 +54,11 @@ pub enum RefKind {
     Function,
     /// A request to a path the application may route: a script's
     /// `http.get(`songs/${id}`)`, `axios.post('/api/users')`, `fetch('/x')`,
-    /// a view's or PHP file's `url('/books')`. Target `METHOD path` ([`request_target`]): method
-    /// upper-case (`*` when the call does not say), path without scheme,
-    /// host, query or leading `/`, each interpolation a `{}` segment. Resolves
-    /// to the controllers of the matching [`Endpoint`]s.
+    /// a view's or PHP file's `url('/books')`. Target `METHOD path`
+    /// ([`request_target`]): method upper-case (`*` when the call does not
+    /// say), path without scheme, host, query or leading `/`, each
+    /// interpolation a `{}` segment. Resolves to the controllers of the
+    /// matching [`Endpoint`]s.
     Url,
     /// A kind a later version wrote (a state read by an older binary):
     /// resolves to nothing, instead of failing the whole `sync_state.json`
