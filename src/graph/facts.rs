@@ -141,9 +141,10 @@ impl FileFacts {
 /// Version of what [`extract`] derives; part of the index's admission
 /// rules, so that a change re-reads every file once (chunks' vectors are
 /// reused by content hash). 2: Vue global registrations and their uses;
-/// 3: PHP global functions and their calls; 4: routes' endpoints,
-/// scripts' requests and TypeScript type declarations.
-pub const FACTS_VERSION: u32 = 4;
+/// 3: PHP global functions and their calls; 4 and 5 (while they were
+/// written): routes' endpoints and names, scripts' and views' requests,
+/// TypeScript type declarations.
+pub const FACTS_VERSION: u32 = 5;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;
@@ -893,7 +894,8 @@ fn vue_globals(text: &str, lines: &Lines, vue: bool, f: &mut FileFacts) {
 /// Inertia's `router`, `useForm`'s `form`, …, or one property of it,
 /// `http.silently.post(…)`; a type argument such as
 /// `http.get<Song[]>(…)` is allowed) and of `fetch`, `axios`, `useFetch`
-/// (method `*`).
+/// (method `*`); and the route names of Ziggy's `route('a.b')`
+/// ([`RefKind::RouteName`]).
 fn script_requests(text: &str, lines: &Lines, f: &mut FileFacts) {
     static CALL: OnceLock<Regex> = OnceLock::new();
     let call = re(
@@ -915,6 +917,17 @@ fn script_requests(text: &str, lines: &Lines, f: &mut FileFacts) {
                 line: lines.at(path.start()),
             });
         }
+    }
+    // Ziggy's `route('users.update', user)`, how Inertia pages of Laravel's
+    // starter kits (Breeze, Jetstream) name the routes they call.
+    static ROUTE: OnceLock<Regex> = OnceLock::new();
+    for c in re(&ROUTE, r#"\broute\(\s*['"]([\w\-.]+)['"]"#).captures_iter(text) {
+        let m = c.get(1).expect("group 1");
+        f.refs.push(Ref {
+            kind: RefKind::RouteName,
+            target: m.as_str().to_string(),
+            line: lines.at(m.start()),
+        });
     }
 }
 
@@ -1054,6 +1067,7 @@ export const playlistStore = {
   other: () => fetch('https://example.com/api/x'),
   cache: () => map.get('playlists'),
   me: () => axios.put('/api/me', data),
+  save: () => form.post(route('playlists.store'), { onSuccess }),
 }
 "#;
         let names: Vec<Option<&str>> = f.endpoints.iter().map(|e| e.name.as_deref()).collect();
@@ -1087,6 +1101,7 @@ export const playlistStore = {
                 "PUT api/me"
             ]
         );
+        assert_eq!(targets(&f, RefKind::RouteName), ["playlists.store"]);
     }
 
     #[test]

@@ -1014,10 +1014,20 @@ pub fn related(
         for e in graph.inn(seed) {
             let fan = graph.out(&e.from).len() as f32;
             let w = kind_weight(e.kind) / (1.0 + (fan / 20.0).ln_1p());
+            // A tie both ways with no line (a shared table, counterparts)
+            // counts both ways but is said once, by the out-edge: its site
+            // names the seed, this one's would repeat the file.
+            let both_ways = e.line == 0
+                && graph
+                    .out(seed)
+                    .iter()
+                    .any(|o| o.to == e.from && o.kind == e.kind && o.line == 0);
             if let Some(r) = entry(&mut acc, &seed_set, &e.from) {
                 r.score += w;
                 r.edge_score += w;
-                r.edges.push(format!("{} ← {}", e.kind.name(), e.site()));
+                if !both_ways {
+                    r.edges.push(format!("{} ← {}", e.kind.name(), e.site()));
+                }
             }
         }
         // Siblings: other implementations of the seed's parent class,

@@ -578,7 +578,21 @@ fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
         ),
     );
     files.insert(view.to_string());
+    let page = "resources/js/Pages/Auth/Login.vue";
+    facts.insert(
+        page.to_string(),
+        facts::extract(
+            page,
+            "<script setup>\nconst submit = () => form.post(route('auth.login'))\n</script>\n",
+        ),
+    );
+    files.insert(page.to_string());
     let g = Graph::build(&facts, &files);
+    // An Inertia page's Ziggy `route()`: the controller the name routes to.
+    assert_eq!(
+        edge_kinds(&g, page, "app/Http/Controllers/AuthController.php"),
+        [EdgeKind::Route]
+    );
     // A view's links and forms: `url()` by path, `route()` by name (the
     // routes file that names it and the controller it routes to).
     assert_eq!(
