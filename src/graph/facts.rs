@@ -119,8 +119,13 @@ pub struct Endpoint {
     pub uri: String,
     /// FQCN of the controller class.
     pub controller: String,
-    /// The route's name (`->name('auth.login')` in the same statement); a
-    /// resource's is its names' prefix with `*` (`playlists.*`).
+    /// The controller method the route runs: the action's `'m'`,
+    /// `__invoke` for an invokable controller, a resource route's
+    /// `index`/`store`/`show`/`update`/`destroy` (and `create`/`edit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// The route's name (`->name('auth.login')` in the same statement; a
+    /// resource's `playlists.index` …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
@@ -141,10 +146,10 @@ impl FileFacts {
 /// Version of what [`extract`] derives; part of the index's admission
 /// rules, so that a change re-reads every file once (chunks' vectors are
 /// reused by content hash). 2: Vue global registrations and their uses;
-/// 3: PHP global functions and their calls; 4 and 5 (while they were
-/// written): routes' endpoints and names, scripts' and views' requests,
-/// TypeScript type declarations.
-pub const FACTS_VERSION: u32 = 5;
+/// 3: PHP global functions and their calls; 4 to 7 (while they were
+/// written): routes' endpoints with their actions and names, scripts' and
+/// views' requests, TypeScript type declarations.
+pub const FACTS_VERSION: u32 = 7;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;
@@ -445,7 +450,7 @@ fn route_endpoints(
     let mut out = Vec::new();
     let verb = re(
         &VERB,
-        r#"(?:Route::|->)(get|post|put|patch|delete|options|any|match\(\s*\[[^\]]*\]\s*,)\(?\s*['"]([^'"]*)['"]\s*,\s*(?:\[\s*([\\\w]+)::class|([\\\w]+)::class|['"]([\\\w]+)@\w+['"])"#,
+        r#"(?:Route::|->)(get|post|put|patch|delete|options|any|match\(\s*\[[^\]]*\]\s*,)\(?\s*['"]([^'"]*)['"]\s*,\s*(?:\[\s*([\\\w]+)::class\s*,\s*['"](\w+)['"]|([\\\w]+)::class|['"]([\\\w]+)@(\w+)['"])"#,
     );
     for c in verb.captures_iter(code) {
         let method = if c[1].starts_with("match") || &c[1] == "any" {
@@ -453,39 +458,62 @@ fn route_endpoints(
         } else {
             c[1].to_ascii_uppercase()
         };
-        let Some(name) = c.get(3).or(c.get(4)).or(c.get(5)) else {
+        let Some(name) = c.get(3).or(c.get(5)).or(c.get(6)) else {
             continue;
+        };
+        let action = match (c.get(4), c.get(5), c.get(7)) {
+            (Some(m), _, _) | (_, _, Some(m)) => m.as_str(),
+            _ => "__invoke",
         };
         out.push(Endpoint {
             method,
             uri: route_uri(&c[2]),
-            controller: class(name.as_str(), c.get(5).is_some()),
+            controller: class(name.as_str(), c.get(6).is_some()),
+            action: Some(action.to_string()),
             name: route_name(code, c.get(0).expect("group 0").end()),
         });
     }
     let resource = re(
         &RESOURCE,
-        r#"(?:Route::|->)(?:resource|apiResource)\(\s*['"]([\w.\-/]+)['"]\s*,\s*([\\\w]+)::class"#,
+        r#"(?:Route::|->)(resource|apiResource)\(\s*['"]([\w.\-/]+)['"]\s*,\s*([\\\w]+)::class"#,
     );
     for c in resource.captures_iter(code) {
         let mut uri = String::new();
-        for (i, part) in c[1].split('.').enumerate() {
+        for (i, part) in c[2].split('.').enumerate() {
             if i > 0 {
                 uri.push_str("/{}/");
             }
             uri.push_str(part.trim_matches('/'));
         }
-        for u in [uri.clone(), format!("{uri}/{{}}")] {
-            out.push(Endpoint {
-                method: "*".to_string(),
-                uri: u,
-                controller: class(&c[2], false),
-                name: Some(format!("{}.*", &c[1])),
-            });
+        let api = &c[1] == "apiResource";
+        for (method, path, action) in RESOURCE_ACTIONS {
+            if !api || !matches!(*action, "create" | "edit") {
+                out.push(Endpoint {
+                    method: (*method).to_string(),
+                    uri: format!("{uri}{path}"),
+                    controller: class(&c[3], false),
+                    action: Some((*action).to_string()),
+                    name: Some(format!("{}.{action}", &c[2])),
+                });
+            }
         }
     }
     out
 }
+
+/// The routes `Route::resource` registers, after its URI: method, rest of
+/// the path, action (Laravel's `ResourceRegistrar`; `apiResource` leaves
+/// out `create` and `edit`; `->only()`/`->except()` are not read).
+const RESOURCE_ACTIONS: &[(&str, &str, &str)] = &[
+    ("GET", "", "index"),
+    ("GET", "/create", "create"),
+    ("POST", "", "store"),
+    ("GET", "/{}", "show"),
+    ("GET", "/{}/edit", "edit"),
+    ("PUT", "/{}", "update"),
+    ("PATCH", "/{}", "update"),
+    ("DELETE", "/{}", "destroy"),
+];
 
 /// The `->name('a.b')` of the route statement going on at byte `from` of
 /// `code` (up to its `;`).
@@ -499,7 +527,7 @@ fn route_name(code: &str, from: usize) -> Option<String> {
 }
 
 /// Requests a PHP file or Blade view makes to the application's own paths
-/// ([`RefKind::Url`], method `*`): `url('/books')`,
+/// ([`RefKind::Url`], method by [`request_method`]): `url('/books')`,
 /// `url("/settings/users/{$user->id}")`, `url('images/' . $id)`,
 /// `redirect('/login')`, `URL::to('/x')`. An interpolation is a `{}`
 /// segment; a literal ending in `/` and followed by `.` gets one.
@@ -520,7 +548,8 @@ fn php_requests(code: &str, lines: &Lines, refs: &mut Vec<Ref>) {
         if c.get(3).is_some() && written.ends_with('/') {
             written.push_str("{}");
         }
-        if let Some(target) = request_target("*", &written) {
+        let method = request_method(code, c.get(0).expect("group 0").start());
+        if let Some(target) = request_target(method, &written) {
             refs.push(Ref {
                 kind: RefKind::Url,
                 target,
@@ -528,6 +557,51 @@ fn php_requests(code: &str, lines: &Lines, refs: &mut Vec<Ref>) {
             });
         }
     }
+}
+
+/// The HTTP method of a PHP or Blade request at byte `at` of `code`: `GET`
+/// for a link (`href="{{ url(…) }}"`) or a `redirect(`; for a form's
+/// `action="{{ url(…) }}"`, the method the form spoofs (`@method('PUT')`,
+/// `method_field('delete')`, `name="_method" value="PUT"` before its
+/// `</form>`), else its `method` attribute, else `GET` (HTML's default);
+/// `*` otherwise.
+fn request_method(code: &str, at: usize) -> &'static str {
+    static SPOOF: OnceLock<Regex> = OnceLock::new();
+    static ATTRIBUTE: OnceLock<Regex> = OnceLock::new();
+    let before = code[..at]
+        .trim_end()
+        .trim_end_matches("{{")
+        .trim_end_matches("{!!");
+    let before = before.trim_end().trim_end_matches(['"', '\'']);
+    let verb = |m: &str| match m.to_ascii_uppercase().as_str() {
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "PATCH" => "PATCH",
+        "DELETE" => "DELETE",
+        _ => "GET",
+    };
+    if code[at..].starts_with("redirect") || before.ends_with("href=") {
+        return "GET";
+    }
+    if !before.ends_with("action=") {
+        return "*";
+    }
+    let Some(open) = code[..at].rfind("<form") else {
+        return "*";
+    };
+    let close = code[at..].find("</form").map_or(code.len(), |i| at + i);
+    let spoof = re(
+        &SPOOF,
+        r#"(?i)(?:@method\(\s*['"]|method_field\(\s*['"]|name=["']_method["']\s+value=["'])(\w+)"#,
+    );
+    if let Some(c) = spoof.captures(&code[at..close]) {
+        return verb(&c[1]);
+    }
+    let tag_end = code[open..].find('>').map_or(close, |i| open + i);
+    let attribute = re(&ATTRIBUTE, r#"(?i)\bmethod=["'](\w+)"#);
+    attribute
+        .captures(&code[open..tag_end.max(at)])
+        .map_or("GET", |c| verb(&c[1]))
 }
 
 /// A route URI as [`Endpoint::uri`] keeps it: no leading or trailing `/`,
@@ -1044,18 +1118,39 @@ Route::prefix('api')->middleware('api')->group(static function (): void {
         let got: Vec<String> = f
             .endpoints
             .iter()
-            .map(|e| format!("{} {} {}", e.method, e.uri, e.controller))
+            .map(|e| {
+                let short = e.controller.rsplit('\\').next().unwrap_or("");
+                let action = e.action.as_deref().unwrap_or("-");
+                let name = e.name.as_deref().unwrap_or("-");
+                format!("{} {} {short}@{action} {name}", e.method, e.uri)
+            })
             .collect();
         assert_eq!(
             got,
             [
-                "* playlists/{}/songs PlaylistSongController",
-                "* playlists/{}/songs/{} PlaylistSongController",
-                "DELETE playlist-folders/{}/playlists PlaylistFolderPlaylistController",
-                "GET  App\\Http\\Controllers\\HomeController",
-                "POST me App\\Http\\Controllers\\API\\AuthController",
-                "POST playlists/{}/songs/move App\\Http\\Controllers\\API\\MovePlaylistSongsController",
+                "DELETE playlist-folders/{}/playlists PlaylistFolderPlaylistController@destroy -",
+                "DELETE playlists/{}/songs/{} PlaylistSongController@destroy playlists.songs.destroy",
+                "GET  HomeController@index -",
+                "GET playlists/{}/songs PlaylistSongController@index playlists.songs.index",
+                "GET playlists/{}/songs/{} PlaylistSongController@show playlists.songs.show",
+                "PATCH playlists/{}/songs/{} PlaylistSongController@update playlists.songs.update",
+                "POST me AuthController@login auth.login",
+                "POST playlists/{}/songs PlaylistSongController@store playlists.songs.store",
+                "POST playlists/{}/songs/move MovePlaylistSongsController@__invoke -",
+                "PUT playlists/{}/songs/{} PlaylistSongController@update playlists.songs.update",
             ]
+        );
+        // A bare 'X@m' in a file without a namespace: Laravel's old
+        // controller namespace; `::class` names resolve as PHP does.
+        assert!(
+            f.endpoints
+                .iter()
+                .any(|e| e.controller == "App\\Http\\Controllers\\HomeController")
+        );
+        assert!(
+            f.endpoints
+                .iter()
+                .any(|e| e.controller == "PlaylistSongController")
         );
         let store = r#"import { http } from '@/services'
 export const playlistStore = {
@@ -1070,18 +1165,6 @@ export const playlistStore = {
   save: () => form.post(route('playlists.store'), { onSuccess }),
 }
 "#;
-        let names: Vec<Option<&str>> = f.endpoints.iter().map(|e| e.name.as_deref()).collect();
-        assert_eq!(
-            names,
-            [
-                Some("playlists.songs.*"),
-                Some("playlists.songs.*"),
-                None,
-                None,
-                Some("auth.login"),
-                None
-            ]
-        );
         let view = r#"<form method="POST" action="{{ url("/books/{$book->slug}") }}">
 <a href="{{ url('/settings/users/' . $user->id) }}">{{ $user->name }}</a>
 <a href="{{ url('/tags?name=' . urlencode($tag)) }}">#</a>
@@ -1090,7 +1173,31 @@ export const playlistStore = {
         let f = extract("resources/views/books/edit.blade.php", view);
         assert_eq!(
             targets(&f, RefKind::Url),
-            ["* books/{}", "* login", "* settings/users/{}", "* tags"]
+            [
+                "GET login",
+                "GET settings/users/{}",
+                "GET tags",
+                "POST books/{}"
+            ]
+        );
+        let forms = r#"<form action="{{ url("/settings/users/{$user->id}") }}" method="post">
+    <input type="hidden" name="_method" value="PUT">
+</form>
+<form action="{{ url('/books/' . $book->slug) }}" method="POST">
+    {{ method_field('delete') }}
+</form>
+<form action="{{ url('/search') }}"></form>
+<script>const u = "{{ url('/api/x') }}"</script>
+"#;
+        let f = extract("resources/views/users/edit.blade.php", forms);
+        assert_eq!(
+            targets(&f, RefKind::Url),
+            [
+                "* api/x",
+                "DELETE books/{}",
+                "GET search",
+                "PUT settings/users/{}"
+            ]
         );
         let f = extract("resources/js/stores/playlistStore.ts", store);
         assert_eq!(

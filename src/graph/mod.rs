@@ -135,6 +135,18 @@ pub struct Graph {
     out: HashMap<String, Vec<Edge>>,
     inn: HashMap<String, Vec<Edge>>,
     edges: usize,
+    /// Controller FQCN → the requests that reach one of its actions.
+    requests: HashMap<String, Vec<ActionRequest>>,
+}
+
+/// A request ([`RefKind::Url`]) whose best routes all run one controller
+/// action: the action and where the request is made.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ActionRequest {
+    pub action: String,
+    pub file: String,
+    /// 1-based line of the request.
+    pub line: u32,
 }
 
 impl Graph {
@@ -146,6 +158,9 @@ impl Graph {
         let mut g = Graph::default();
         for (from, f) in facts {
             for reference in &f.refs {
+                if reference.kind == RefKind::Url {
+                    g.add_request(&r, from, reference);
+                }
                 for to in r.resolve(from, reference) {
                     if to != *from {
                         g.add(Edge {
@@ -368,6 +383,45 @@ impl Graph {
         }
     }
 
+    /// Records `reference` (a [`RefKind::Url`] in `from`) as a request of
+    /// the one controller action its best routes run; a request several
+    /// actions may serve (`url('/books')`: `index` and `store`) is left out.
+    fn add_request(&mut self, r: &Resolver, from: &str, reference: &Ref) {
+        let mut actions: Vec<(&str, &str)> = r
+            .routes_matching(&reference.target)
+            .into_iter()
+            .filter_map(|route| Some((route.controller, route.action?)))
+            .collect();
+        actions.sort_unstable();
+        actions.dedup();
+        if let [(controller, action)] = actions[..] {
+            self.requests
+                .entry(controller.to_string())
+                .or_default()
+                .push(ActionRequest {
+                    action: action.to_string(),
+                    file: from.to_string(),
+                    line: reference.line,
+                });
+        }
+    }
+
+    /// The requests that reach `action` of `class` (a FQCN, or a class name
+    /// that ends one: `SongController`, `API\SongController`), by file and
+    /// line.
+    pub fn requests_of(&self, class: &str, action: &str) -> Vec<&ActionRequest> {
+        let class = class.trim_start_matches('\\');
+        let mut out: Vec<&ActionRequest> = self
+            .requests
+            .iter()
+            .filter(|(fq, _)| fq.as_str() == class || fq.ends_with(&format!("\\{class}")))
+            .flat_map(|(_, list)| list.iter().filter(|a| a.action == action))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// An edge each way between `a` and `b` with no line: a tie no single
     /// reference makes (a shared table, a naming convention, a listener).
     fn add_both_ways(&mut self, a: &str, b: &str, kind: EdgeKind) {
@@ -408,6 +462,15 @@ impl Graph {
     }
 }
 
+/// A route with a controller, as the resolver matches requests to it
+/// ([`facts::Endpoint`] with its URI split into segments).
+struct Route<'a> {
+    method: &'a str,
+    segments: Vec<&'a str>,
+    controller: &'a str,
+    action: Option<&'a str>,
+}
+
 /// Finds the files a reference points at.
 struct Resolver<'a> {
     files: &'a BTreeSet<String>,
@@ -430,10 +493,9 @@ struct Resolver<'a> {
     vue_globals: HashMap<String, Vec<String>>,
     /// Global function name (lower-case) → the files that define it.
     functions: HashMap<&'a str, Vec<&'a str>>,
-    /// Every route with a controller: method, URI segments, controller FQCN.
-    endpoints: Vec<(&'a str, Vec<&'a str>, &'a str)>,
-    /// Route name → controller FQCNs; a resource's names by their prefix
-    /// with `*` (`playlists.*`).
+    /// Every route with a controller.
+    endpoints: Vec<Route<'a>>,
+    /// Route name → controller FQCNs.
     route_controllers: HashMap<&'a str, Vec<&'a str>>,
 }
 
@@ -447,8 +509,12 @@ impl<'a> Resolver<'a> {
         let mut route_controllers: HashMap<&str, Vec<&str>> = HashMap::new();
         for (file, f) in facts {
             for e in &f.endpoints {
-                let segments = e.uri.split('/').filter(|s| !s.is_empty()).collect();
-                endpoints.push((e.method.as_str(), segments, e.controller.as_str()));
+                endpoints.push(Route {
+                    method: e.method.as_str(),
+                    segments: e.uri.split('/').filter(|s| !s.is_empty()).collect(),
+                    controller: e.controller.as_str(),
+                    action: e.action.as_deref(),
+                });
                 if let Some(name) = &e.name {
                     route_controllers
                         .entry(name.as_str())
@@ -587,14 +653,10 @@ impl<'a> Resolver<'a> {
             RefKind::Config => files_of(&self.configs, &t.to_ascii_lowercase()),
             RefKind::Trans => files_of(&self.translations, t),
             RefKind::RouteName => {
-                // The files defining the name and the controller it routes
-                // to (`books.show`, or a resource's `books.*`).
-                let resource = t.rsplit_once('.').map(|(r, _)| format!("{r}.*"));
+                // The files defining the name and the controller it routes to.
                 let mut out = files_of(&self.routes, t);
-                for name in std::iter::once(t).chain(resource.as_deref()) {
-                    for c in self.route_controllers.get(name).into_iter().flatten() {
-                        out.extend(files_of(&self.classes, c));
-                    }
+                for c in self.route_controllers.get(t).into_iter().flatten() {
+                    out.extend(files_of(&self.classes, c));
                 }
                 out.sort();
                 out.dedup();
@@ -616,14 +678,28 @@ impl<'a> Resolver<'a> {
     /// lengths; every route that ties is kept. Methods must agree unless
     /// either is `*`.
     fn endpoint(&self, target: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .routes_matching(target)
+            .into_iter()
+            .flat_map(|r| files_of(&self.classes, r.controller))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The routes [`Resolver::endpoint`] finds for a request, every one of
+    /// the best.
+    fn routes_matching(&self, target: &str) -> Vec<&Route<'a>> {
         let Some((method, path)) = target.split_once(' ') else {
             return Vec::new();
         };
         let request: Vec<&str> = path.split('/').collect();
         let mut best: Option<(i32, i32, i32)> = None;
-        let mut controllers: Vec<&str> = Vec::new();
-        for (m, route, controller) in &self.endpoints {
-            if method != "*" && *m != "*" && *m != method {
+        let mut routes: Vec<&Route<'a>> = Vec::new();
+        for r in &self.endpoints {
+            let (m, route) = (r.method, &r.segments);
+            if method != "*" && m != "*" && m != method {
                 continue;
             }
             let n = request.len().min(route.len());
@@ -653,18 +729,12 @@ impl<'a> Resolver<'a> {
             match best {
                 Some(b) if b > key => continue,
                 Some(b) if b == key => {}
-                _ => controllers.clear(),
+                _ => routes.clear(),
             }
             best = Some(key);
-            controllers.push(controller);
+            routes.push(r);
         }
-        let mut out: Vec<String> = controllers
-            .into_iter()
-            .flat_map(|c| files_of(&self.classes, c))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        routes
     }
 
     /// A JS/TS import: relative to the file, or `@/` / `~/` from the

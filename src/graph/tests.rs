@@ -627,6 +627,33 @@ fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
         [EdgeKind::Endpoint]
     );
     assert!(edge_kinds(&g, auth, &ctl("SongController")).is_empty());
+    // Requests by controller action, when one action serves them: the
+    // view's links (`href`: GET) reach `show` only.
+    let at = |class: &str, action: &str| -> Vec<(String, u32)> {
+        g.requests_of(class, action)
+            .into_iter()
+            .map(|a| (a.file.clone(), a.line))
+            .collect()
+    };
+    assert_eq!(
+        at("SongController", "show"),
+        [(songs.to_string(), 2), (view.to_string(), 1)]
+    );
+    assert_eq!(
+        at("App\\Http\\Controllers\\SongController", "show"),
+        at("SongController", "show")
+    );
+    assert!(at("SongController", "update").is_empty());
+    assert_eq!(
+        at("FavoriteSongsController", "__invoke"),
+        [(songs.to_string(), 3)]
+    );
+    assert_eq!(at("AuthController", "login"), [(auth.to_string(), 2)]);
+    assert_eq!(at("ProfileController", "show"), [(auth.to_string(), 3)]);
+    assert!(
+        at("Controller", "show").is_empty(),
+        "a class name is matched whole"
+    );
     let edges: Vec<&Edge> = g.out(songs).iter().collect();
     assert_eq!(edges.len(), 2, "{edges:#?}");
     let lines: Vec<(&str, u32)> = edges.iter().map(|e| (e.to.as_str(), e.line)).collect();

@@ -169,6 +169,15 @@ async def test_scripts_reach_their_endpoints_and_forms_their_counterparts(tmp_pa
         r = await c.call("related_files", files=["resources/js/stores/orderStore.ts"])
         ctl = next(f for f in r["files"] if f["file"] == "app/Http/Controllers/OrderController.php")
         assert "endpoint → resources/js/stores/orderStore.ts:5" in ctl["edges"], ctl
+        # The request is a reference of the action it reaches.
+        refs = await c.call("find_references", symbol="OrderController::cancel")
+        req = [x for x in refs["references"] if x["resolution"] == "request"]
+        assert [(x["file"], x["line"], x["kind"]) for x in req] == [
+            ("resources/js/stores/orderStore.ts", 5, "request")], refs["references"]
+        assert "orders/${order.id}/cancel" in req[0]["content"]
+        assert any(x["resolution"] == "route" or x["file"] == "routes/web.php" for x in refs["references"]), refs
+        refs = await c.call("find_references", symbol="OrderController::show")
+        assert not [x for x in refs["references"] if x["resolution"] == "request"], refs["references"]
         r = await c.call("related_files", files=["resources/js/components/orders/CreateOrderForm.vue"])
         assert r["files"][0]["file"] == "resources/js/components/orders/EditOrderForm.vue", r["files"]
 

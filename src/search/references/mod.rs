@@ -38,7 +38,7 @@ pub struct Reference {
     /// 1-based column in chars.
     pub column: usize,
     pub content: String,
-    /// `call`, `class`, `type`, `implementation` (from the tags query), `route` (a PHP route line whose action runs the method without spelling it: `Route::resource`, an invokable controller), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
+    /// `call`, `class`, `type`, `implementation` (from the tags query), `route` (a PHP route line whose action runs the method without spelling it: `Route::resource`, an invokable controller), `request` (an HTTP request to its route), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
     pub kind: String,
     pub enclosing: Option<Enclosing>,
     /// How the use was tied to the symbol: `qualified` (`Class::name`,
@@ -54,8 +54,9 @@ pub struct Reference {
     /// `[Class::class, 'name']`, `'Class@name'`, a resource route or an
     /// invokable controller), `imported` (a member call `->name(` /
     /// `.name(` whose receiver's class is not known, in a file that imports
-    /// the class or shares its namespace; probable), or `name` (the bare
-    /// name only: no class was given).
+    /// the class or shares its namespace; probable), `request` (a script or
+    /// view requests its route), or `name` (the bare name only: no class
+    /// was given).
     pub resolution: String,
 }
 
@@ -68,6 +69,62 @@ pub struct ReferenceList {
     pub truncated: bool,
     /// Bare-name matches that did not resolve to the given class (left out).
     pub unresolved: usize,
+}
+
+/// Adds `requests` (repo-relative file and 1-based line of each request
+/// that reaches a controller action over HTTP, as the code graph resolves
+/// them: `graph::Graph::requests_of`) to `list` as `request` references,
+/// unless one is listed at that line already or lies outside `scope`'s
+/// path, while `list` holds fewer than `max`; `total` counts every one
+/// added. The line's text is read from the file; a file that cannot be
+/// read is skipped.
+pub fn add_requests(
+    repo: &Repo,
+    list: &mut ReferenceList,
+    requests: &[(String, u64)],
+    scope: &Within,
+    max: usize,
+) {
+    let under = scope.path.trim_start_matches("./").trim_end_matches('/');
+    let under = if under == "." { "" } else { under };
+    for (file, line) in requests {
+        let inside = under.is_empty()
+            || file == under
+            || file.strip_prefix(under).is_some_and(|r| r.starts_with('/'));
+        if !inside
+            || list
+                .references
+                .iter()
+                .any(|r| &r.file == file && r.line == *line)
+        {
+            continue;
+        }
+        let Some(content) = std::fs::read_to_string(repo.root().join(file))
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .nth(line.saturating_sub(1) as usize)
+                    .map(str::to_string)
+            })
+        else {
+            continue;
+        };
+        list.total += 1;
+        if list.references.len() >= max {
+            list.truncated = true;
+            continue;
+        }
+        let column = content.chars().take_while(|c| c.is_whitespace()).count() + 1;
+        list.references.push(Reference {
+            file: file.clone(),
+            line: *line,
+            column,
+            content,
+            kind: "request".to_string(),
+            enclosing: None,
+            resolution: "request".to_string(),
+        });
+    }
 }
 
 /// Where to look.

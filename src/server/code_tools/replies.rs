@@ -295,7 +295,7 @@ impl CodeIntel {
             language: p.language.clone(),
         };
         let mut list = blocking(move || {
-            references::find(
+            let mut list = references::find(
                 &shared.repo,
                 &shared.config,
                 &shared.symbols,
@@ -303,7 +303,26 @@ impl CodeIntel {
                 class.as_deref().map(|c| (c, namespace.as_deref())),
                 &scope,
                 p.max_results,
-            )
+            )?;
+            // A controller action's requests (a script's `http.post(…)`, a
+            // view's `url(…)`) call it across the HTTP boundary.
+            if let Some(class) = &class
+                && scope.language.is_none()
+            {
+                let fq = match &namespace {
+                    Some(ns) => format!("{ns}\\{class}"),
+                    None => class.clone(),
+                };
+                let graph = shared.graph.get(&shared.repo);
+                let requests: Vec<(String, u64)> = graph
+                    .graph
+                    .requests_of(&fq, &name)
+                    .into_iter()
+                    .map(|r| (r.file.clone(), u64::from(r.line)))
+                    .collect();
+                references::add_requests(&shared.repo, &mut list, &requests, &scope, p.max_results);
+            }
+            Ok::<_, crate::search::text::TextSearchError>(list)
         })
         .await??;
         let mut b = Budget::new(max_tokens);
