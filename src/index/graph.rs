@@ -121,9 +121,33 @@ pub fn seeds(
     Ok(seeds)
 }
 
+/// The requests (a script's `http.post(…)`, a view's form or link) that
+/// reach the controller action `name` of `class` (a short or qualified
+/// name; `namespace` as `find_references` reads it from the symbol) through
+/// its route: repo-relative file and 1-based line each
+/// ([`crate::graph::Graph::requests_of`]).
+pub fn action_requests(
+    graph: &CodeGraph,
+    class: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> Vec<(String, u64)> {
+    let fq = match namespace {
+        Some(ns) => format!("{ns}\\{class}"),
+        None => class.to_string(),
+    };
+    graph
+        .graph
+        .requests_of(&fq, name)
+        .into_iter()
+        .map(|r| (r.file.clone(), u64::from(r.line)))
+        .collect()
+}
+
 /// Files related to `seeds` (see [`crate::graph::related`]), best first, at
 /// most `limit`; when `symbol` names a method (`Class::method`), the files of
-/// its callers as `find_references` resolves them are added with a
+/// its callers as `find_references` resolves them, and of the requests that
+/// reach it as a controller action ([`action_requests`]), are added with a
 /// `call ← file:line` reason (the caller beside the callee: issue 23).
 pub fn related_files(
     repo: &Repo,
@@ -140,26 +164,21 @@ pub fn related_files(
         let (name, class) = references::target(s)?;
         Some((name, class?, references::namespace(s)))
     });
-    let callers: Vec<(String, u64)> = member
-        .and_then(|(name, class, ns)| {
-            references::find(
-                repo,
-                config,
-                symbols,
-                &name,
-                Some((&class, ns.as_deref())),
-                &references::Within::default(),
-                MAX_CALLERS,
-            )
-            .ok()
-        })
-        .map(|list| {
-            list.references
-                .into_iter()
-                .map(|r| (r.file, r.line))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut callers: Vec<(String, u64)> = Vec::new();
+    if let Some((name, class, ns)) = member {
+        if let Ok(list) = references::find(
+            repo,
+            config,
+            symbols,
+            &name,
+            Some((&class, ns.as_deref())),
+            &references::Within::default(),
+            MAX_CALLERS,
+        ) {
+            callers.extend(list.references.into_iter().map(|r| (r.file, r.line)));
+        }
+        callers.extend(action_requests(graph, &class, ns.as_deref(), &name));
+    }
     crate::graph::with_callers(wide, &callers, seeds, limit)
 }
 

@@ -178,6 +178,10 @@ async def test_scripts_reach_their_endpoints_and_forms_their_counterparts(tmp_pa
         assert any(x["resolution"] == "route" or x["file"] == "routes/web.php" for x in refs["references"]), refs
         refs = await c.call("find_references", symbol="OrderController::show")
         assert not [x for x in refs["references"] if x["resolution"] == "request"], refs["references"]
+        # related_files on the action: the requesting script is a caller.
+        r = await c.call("related_files", symbol="OrderController::cancel")
+        store = next(f for f in r["files"] if f["file"] == "resources/js/stores/orderStore.ts")
+        assert "call ← resources/js/stores/orderStore.ts:5" in store["edges"], store
         r = await c.call("related_files", files=["resources/js/components/orders/CreateOrderForm.vue"])
         assert r["files"][0]["file"] == "resources/js/components/orders/EditOrderForm.vue", r["files"]
 

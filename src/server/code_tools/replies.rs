@@ -309,17 +309,9 @@ impl CodeIntel {
             if let Some(class) = &class
                 && scope.language.is_none()
             {
-                let fq = match &namespace {
-                    Some(ns) => format!("{ns}\\{class}"),
-                    None => class.clone(),
-                };
                 let graph = shared.graph.get(&shared.repo);
-                let requests: Vec<(String, u64)> = graph
-                    .graph
-                    .requests_of(&fq, &name)
-                    .into_iter()
-                    .map(|r| (r.file.clone(), u64::from(r.line)))
-                    .collect();
+                let requests =
+                    crate::index::action_requests(&graph, class, namespace.as_deref(), &name);
                 references::add_requests(&shared.repo, &mut list, &requests, &scope, p.max_results);
             }
             Ok::<_, crate::search::text::TextSearchError>(list)
