@@ -111,7 +111,7 @@ pub struct FileFacts {
 /// `Route::post('playlists/{playlist}/songs/move', MovePlaylistSongsController::class)`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Endpoint {
-    /// HTTP method, upper-case; `*` for `any`, `match` and resource routes.
+    /// HTTP method, upper-case; `*` for `any` and `match`.
     pub method: String,
     /// The URI as written, without leading `/`, each `{param}` as `{}`.
     /// Group prefixes (`Route::prefix('api')->group(…)`) are not followed:
@@ -424,8 +424,8 @@ fn php(text: &str) -> FileFacts {
 /// The routes `code` (PHP, comments blanked, strings kept) defines with a
 /// controller action: `Route::get('uri', [X::class, 'm'])`, `X::class`
 /// (invokable), `'X@m'`, the same after `Route::middleware(…)->`, and
-/// `Route::resource`/`apiResource('a.b', X::class)` (`a/{}/b` and
-/// `a/{}/b/{}`, any method). Closures and `Route::view` name no controller
+/// `Route::resource`/`apiResource('a.b', X::class)` (its routes under
+/// `a/{}/b`, [`RESOURCE_ACTIONS`]). Closures and `Route::view` name no controller
 /// and give none; a bare `'X@m'` class resolves against the file's
 /// namespace, or `App\Http\Controllers` when it has none (the
 /// `RouteServiceProvider` namespace of Laravel before 8).
@@ -486,12 +486,13 @@ fn route_endpoints(
             uri.push_str(part.trim_matches('/'));
         }
         let api = &c[1] == "apiResource";
+        let controller = class(&c[3], false);
         for (method, path, action) in RESOURCE_ACTIONS {
             if !api || !matches!(*action, "create" | "edit") {
                 out.push(Endpoint {
                     method: (*method).to_string(),
                     uri: format!("{uri}{path}"),
-                    controller: class(&c[3], false),
+                    controller: controller.clone(),
                     action: Some((*action).to_string()),
                     name: Some(format!("{}.{action}", &c[2])),
                 });

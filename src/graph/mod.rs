@@ -158,10 +158,15 @@ impl Graph {
         let mut g = Graph::default();
         for (from, f) in facts {
             for reference in &f.refs {
-                if reference.kind == RefKind::Url {
-                    g.add_request(&r, from, reference);
-                }
-                for to in r.resolve(from, reference) {
+                // A request's routes give both its edges and its action.
+                let targets = if reference.kind == RefKind::Url {
+                    let routes = r.routes_matching(&reference.target);
+                    g.add_request(&routes, from, reference);
+                    r.controller_files(&routes)
+                } else {
+                    r.resolve(from, reference)
+                };
+                for to in targets {
                     if to != *from {
                         g.add(Edge {
                             from: from.clone(),
@@ -383,13 +388,13 @@ impl Graph {
         }
     }
 
-    /// Records `reference` (a [`RefKind::Url`] in `from`) as a request of
-    /// the one controller action its best routes run; a request several
-    /// actions may serve (`url('/books')`: `index` and `store`) is left out.
-    fn add_request(&mut self, r: &Resolver, from: &str, reference: &Ref) {
-        let mut actions: Vec<(&str, &str)> = r
-            .routes_matching(&reference.target)
-            .into_iter()
+    /// Records `reference` (a [`RefKind::Url`] in `from`, matching `routes`)
+    /// as a request of the one controller action those routes run; a
+    /// request several actions may serve (`url('/books')`: `index` and
+    /// `store`) is left out.
+    fn add_request(&mut self, routes: &[&Route], from: &str, reference: &Ref) {
+        let mut actions: Vec<(&str, &str)> = routes
+            .iter()
             .filter_map(|route| Some((route.controller, route.action?)))
             .collect();
         actions.sort_unstable();
@@ -411,10 +416,11 @@ impl Graph {
     /// line.
     pub fn requests_of(&self, class: &str, action: &str) -> Vec<&ActionRequest> {
         let class = class.trim_start_matches('\\');
+        let suffix = format!("\\{class}");
         let mut out: Vec<&ActionRequest> = self
             .requests
             .iter()
-            .filter(|(fq, _)| fq.as_str() == class || fq.ends_with(&format!("\\{class}")))
+            .filter(|(fq, _)| fq.as_str() == class || fq.ends_with(&suffix))
             .flat_map(|(_, list)| list.iter().filter(|a| a.action == action))
             .collect();
         out.sort();
@@ -663,24 +669,14 @@ impl<'a> Resolver<'a> {
                 out
             }
             RefKind::Function => files_of(&self.functions, t),
-            RefKind::Url => self.endpoint(t),
+            RefKind::Url => self.controller_files(&self.routes_matching(t)),
         }
     }
 
-    /// The controllers of the routes a request (`METHOD path`,
-    /// [`RefKind::Url`]) matches best. Paths match by their ends, since
-    /// neither the client's base URL nor the routes' group prefixes are
-    /// followed: segment by segment from the last, a `{}` on either side
-    /// matches any one segment, at least one literal segment must be equal,
-    /// and the part of the longer path left over must hold no `{}` (a
-    /// literal prefix such as `api`). Best: most equal literal segments,
-    /// then fewest `{}` matched against a literal, then the closest
-    /// lengths; every route that ties is kept. Methods must agree unless
-    /// either is `*`.
-    fn endpoint(&self, target: &str) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .routes_matching(target)
-            .into_iter()
+    /// The files of the controllers `routes` run.
+    fn controller_files(&self, routes: &[&Route]) -> Vec<String> {
+        let mut out: Vec<String> = routes
+            .iter()
             .flat_map(|r| files_of(&self.classes, r.controller))
             .collect();
         out.sort();
@@ -688,8 +684,15 @@ impl<'a> Resolver<'a> {
         out
     }
 
-    /// The routes [`Resolver::endpoint`] finds for a request, every one of
-    /// the best.
+    /// The routes a request (`METHOD path`, [`RefKind::Url`]) matches best.
+    /// Paths match by their ends, since neither the client's base URL nor
+    /// the routes' group prefixes are followed: segment by segment from the
+    /// last, a `{}` on either side matches any one segment, at least one
+    /// literal segment must be equal, and the part of the longer path left
+    /// over must hold no `{}` (a literal prefix such as `api`). Best: most
+    /// equal literal segments, then fewest `{}` matched against a literal,
+    /// then the closest lengths; every route that ties is kept. Methods must
+    /// agree unless either is `*`.
     fn routes_matching(&self, target: &str) -> Vec<&Route<'a>> {
         let Some((method, path)) = target.split_once(' ') else {
             return Vec::new();
