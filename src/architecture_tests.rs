@@ -168,6 +168,7 @@ const CRATE_BOUNDARIES: &[(&str, &[&str])] = &[
             "classify/mod.rs",
             "config.rs",
             "graph/mod.rs",
+            "graph/related.rs",
             "index/mod.rs",
             "index/state.rs",
             "learn.rs",
