@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::classify::FileClass;
 pub use facts::{FileFacts, Ref, RefKind};
-pub use related::{Related, counterparts, related, with_callers};
+pub use related::{CONVERGENT_MIN_FILES, Related, convergent, counterparts, related, with_callers};
 use resolve::{Resolver, Route};
 
 /// What an edge stands for: a [`RefKind`] resolved to a file, or a table

@@ -193,6 +193,69 @@ pub fn counterparts(graph: &Graph, files: &[String]) -> Vec<Related> {
     out
 }
 
+/// A file [`convergent`] keeps must be a graph neighbour of this many of
+/// the files, at least.
+pub const CONVERGENT_MIN_FILES: usize = 2;
+/// ... with a [`related`] score of this much from each (an `import` edge
+/// to a file with a few dozen importers still counts; a hub does not).
+const CONVERGENT_MIN_SCORE: f32 = 0.3;
+
+/// The files that [`related`] ties by graph edges (co-change alone does not
+/// count) to at least `min_files` of `files` each, best first: most such
+/// files, then the scores summed; at most `limit`. The files themselves are
+/// left out. A change that edits several of them usually edits what they
+/// share (the model two listed controllers use, the form two listed pages
+/// embed): issue 23's "a file reached by several strong candidates".
+/// Measured with `query`'s "also check" on the change-set sets
+/// (bench/README.md § Change sets).
+pub fn convergent(
+    graph: &Graph,
+    history: Option<&cochange::CoChange>,
+    files: &[String],
+    min_files: usize,
+    limit: usize,
+) -> Vec<Related> {
+    let mut reach: BTreeMap<String, (usize, Related)> = BTreeMap::new();
+    for f in files {
+        for r in related(graph, history, std::slice::from_ref(f), 30) {
+            if files.contains(&r.file) || r.edge_score <= 0.0 || r.score < CONVERGENT_MIN_SCORE {
+                continue;
+            }
+            match reach.get_mut(&r.file) {
+                Some((n, acc)) => {
+                    *n += 1;
+                    acc.score += r.score;
+                    acc.edge_score += r.edge_score;
+                    for why in r.edges {
+                        if !acc.edges.contains(&why) {
+                            acc.edges.push(why);
+                        }
+                    }
+                }
+                None => {
+                    reach.insert(r.file.clone(), (1, r));
+                }
+            }
+        }
+    }
+    let mut out: Vec<(usize, Related)> = reach
+        .into_values()
+        .filter(|(n, _)| *n >= min_files)
+        .collect();
+    out.sort_by(|(na, a), (nb, b)| {
+        nb.cmp(na)
+            .then_with(|| b.score.total_cmp(&a.score))
+            .then_with(|| a.file.cmp(&b.file))
+    });
+    out.into_iter()
+        .take(limit)
+        .map(|(_, mut r)| {
+            r.edges.truncate(4);
+            r
+        })
+        .collect()
+}
+
 impl Related {
     /// A file with no reason yet (score 0), classed by its path.
     fn new(file: &str) -> Related {

@@ -783,3 +783,67 @@ fn resources_and_models_reach_the_typescript_types_of_their_json() {
     assert!(g.inn("resources/js/components/SongCard.vue").is_empty());
     assert!(g.out("app/Http/Resources/Resource.php").is_empty());
 }
+
+#[test]
+fn convergent_files_are_those_several_files_share() {
+    let class = |name: &str, uses: &[&str]| {
+        let imports: String = uses
+            .iter()
+            .map(|u| format!("use App\\Models\\{u};\n"))
+            .collect();
+        let body: String = uses.iter().map(|u| format!(" {u}::first();")).collect();
+        format!(
+            "<?php\nnamespace App\\Http\\Controllers;\n{imports}class {name} {{\n public function show() {{{body} }}\n}}\n"
+        )
+    };
+    let model = |name: &str| format!("<?php\nnamespace App\\Models;\nclass {name} {{}}\n");
+    let (a, b, c) = (
+        class("OrderController", &["Order", "Invoice"]),
+        class("CheckoutController", &["Order", "Cart"]),
+        class("ReportController", &["Report"]),
+    );
+    let (order, invoice, cart, report) = (
+        model("Order"),
+        model("Invoice"),
+        model("Cart"),
+        model("Report"),
+    );
+    let (facts, files) = repo(&[
+        ("app/Http/Controllers/OrderController.php", &a),
+        ("app/Http/Controllers/CheckoutController.php", &b),
+        ("app/Http/Controllers/ReportController.php", &c),
+        ("app/Models/Order.php", &order),
+        ("app/Models/Invoice.php", &invoice),
+        ("app/Models/Cart.php", &cart),
+        ("app/Models/Report.php", &report),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let listed: Vec<String> = [
+        "app/Http/Controllers/OrderController.php",
+        "app/Http/Controllers/CheckoutController.php",
+        "app/Http/Controllers/ReportController.php",
+    ]
+    .map(String::from)
+    .to_vec();
+    let shared = convergent(&g, None, &listed, 2, 10);
+    let names: Vec<&str> = shared.iter().map(|r| r.file.as_str()).collect();
+    // Order is used by two listed controllers; Invoice, Cart and Report by one.
+    assert_eq!(names, ["app/Models/Order.php"]);
+    assert!(
+        shared[0]
+            .edges
+            .iter()
+            .any(|e| e.contains("OrderController.php"))
+            && shared[0]
+                .edges
+                .iter()
+                .any(|e| e.contains("CheckoutController.php")),
+        "{:?}",
+        shared[0].edges
+    );
+    // A listed file is never its own answer; one listed file shares nothing.
+    let with_order = [listed.clone(), vec!["app/Models/Order.php".to_string()]].concat();
+    assert!(convergent(&g, None, &with_order, 2, 10).is_empty());
+    assert!(convergent(&g, None, &listed[..1], 2, 10).is_empty());
+    assert_eq!(convergent(&g, None, &listed, 1, 10).len(), 4);
+}

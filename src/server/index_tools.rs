@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::budget::{Budget, check_max_tokens};
-use super::query_text::{QUERY_MAX_TOKENS, also_check, query_text};
+use super::query_text::{QUERY_MAX_TOKENS, also_check, no_results, query_text};
 use super::wire::{QueryResult, SemanticResult, SyncResult};
 use super::{CodeIntel, Reply, SessionGate, Shared, Shown, ToolError, ToolParams, blocking};
 use crate::classify::FileClass;
@@ -79,15 +79,6 @@ async fn search_inputs(shared: &Shared, scope: &ChunkScope) -> Result<SearchInpu
         embedder,
         readiness,
     })
-}
-
-/// The line that says a search found nothing, and why it may have.
-pub(super) fn no_results(readiness: &Readiness) -> &'static str {
-    if readiness.state == index::IndexState::Ready {
-        "no results"
-    } else {
-        "no results yet: the index is not complete"
-    }
 }
 
 /// Which chunks a search may return (`semantic_search`, `query`).

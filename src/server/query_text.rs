@@ -4,7 +4,6 @@
 
 use super::Shown;
 use super::budget::Budget;
-use super::index_tools::no_results;
 use super::wire::QueryResult;
 use crate::rank::{QueryPlan, RankedFile};
 
@@ -164,6 +163,15 @@ impl Layout {
     }
 }
 
+/// The line that says a search found nothing, and why it may have.
+pub(super) fn no_results(readiness: &crate::index::Readiness) -> &'static str {
+    if readiness.state == crate::index::IndexState::Ready {
+        "no results"
+    } else {
+        "no results yet: the index is not complete"
+    }
+}
+
 /// One "also check" entry of a `query` reply: the file, its class, the
 /// kinds of edges that tie it to the top files (`class ←`: it uses one of
 /// them) and its co-change confidence; `related_files` gives the lines.
@@ -192,6 +200,13 @@ const ALSO_CHECK_FILES: usize = 5;
 /// Top files of a `query` reply whose graph neighbours and co-change
 /// partners are listed under "also check".
 const ALSO_CHECK_SEEDS: usize = 3;
+/// Files of "also check" that several listed files share, at most
+/// (`graph::convergent`). Two, as measured with `bench/run.sh changeset`
+/// (bench/README.md § Change sets): all files found in koel's multi-file
+/// commits 0.238 → 0.238, filamentphp/demo's 0.450 → 0.475, and in the
+/// held-out BookStack's 0.200 → 0.259, for about 1.5 more files per reply
+/// (three gave the same on koel and demo).
+const ALSO_CHECK_CONVERGENT: usize = 2;
 /// A related file is listed under "also check" from this score (one edge
 /// of a strong kind, or co-change confidence of a third).
 const ALSO_CHECK_MIN_SCORE: f32 = 0.6;
@@ -200,7 +215,9 @@ const ALSO_CHECK_MIN_SCORE: f32 = 0.6;
 /// neighbours and co-change partners of the top files that the ranking
 /// left out (at most [`ALSO_CHECK_FILES`]), then the counterparts of every
 /// ranked file (`EditUserForm.vue` for a listed `AddUserForm.vue`:
-/// `graph::counterparts`), which are few and rarely wrong.
+/// `graph::counterparts`), which are few and rarely wrong, then the files
+/// that two or more ranked files are tied to (`graph::convergent`, at most
+/// [`ALSO_CHECK_CONVERGENT`]).
 pub(super) fn also_check(
     graph: &crate::index::CodeGraph,
     files: &[RankedFile],
@@ -217,6 +234,20 @@ pub(super) fn also_check(
         if !out.iter().any(|o| o.file == r.file) {
             out.push(r);
         }
+    }
+    for r in crate::graph::convergent(
+        &graph.graph,
+        Some(&graph.history),
+        &listed,
+        crate::graph::CONVERGENT_MIN_FILES,
+        usize::MAX,
+    )
+    .into_iter()
+    .filter(|r| !out.iter().any(|o| o.file == r.file))
+    .take(ALSO_CHECK_CONVERGENT)
+    .collect::<Vec<_>>()
+    {
+        out.push(r);
     }
     out
 }

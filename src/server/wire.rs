@@ -330,7 +330,9 @@ pub struct QueryResult {
     /// Files, best first, by the fused score, each with its class, why it ranked and its best chunks.
     pub files: Vec<RankedFile>,
     /// Files the change likely needs too: code-graph neighbours and
-    /// co-change partners of the top files that the ranking left out.
+    /// co-change partners of the top files that the ranking left out, the
+    /// create/edit counterparts of listed files, and files several listed
+    /// files are tied to.
     pub also_check: Vec<crate::graph::Related>,
     /// File classes the request asks for (not ranked below source).
     pub requested_kinds: Vec<FileClass>,
