@@ -235,7 +235,7 @@ pub(super) fn also_check(
             out.push(r);
         }
     }
-    for r in crate::graph::convergent(
+    let shared: Vec<crate::graph::Related> = crate::graph::convergent(
         &graph.graph,
         Some(&graph.history),
         &listed,
@@ -245,10 +245,8 @@ pub(super) fn also_check(
     .into_iter()
     .filter(|r| !out.iter().any(|o| o.file == r.file))
     .take(ALSO_CHECK_CONVERGENT)
-    .collect::<Vec<_>>()
-    {
-        out.push(r);
-    }
+    .collect();
+    out.extend(shared);
     out
 }
 
