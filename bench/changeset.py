@@ -48,6 +48,8 @@ from retrieval import BM25, call, metrics
 # is not needs a new kind of edge or signal (issue 23's note, 2026-11-25).
 POOL_RANKED = 30
 POOL_RELATED = 50
+# Ranked files whose related files the rows keep (`neighbours`).
+DETAIL_SEEDS = 10
 
 
 async def run(repo, queries, bm25):
@@ -82,6 +84,15 @@ async def run(repo, queries, bm25):
                 if top5:
                     wide = await call(s, "related_files", {"files": top5, "limit": POOL_RELATED})
                     pool |= {f["file"] for f in wide["files"]}
+                # What a selection rule could use, for replaying rules
+                # offline over the rows (--json): the top DETAIL_SEEDS ranked
+                # files' related files, each with its score, edge score and
+                # co-change confidence.
+                neighbours = {}
+                for f in ranked[:DETAIL_SEEDS]:
+                    rel = await call(s, "related_files", {"files": [f], "limit": POOL_RANKED})
+                    neighbours[f] = [[g["file"], g["score"], g["edge_score"], g.get("cochange") or 0.0]
+                                     for g in rel["files"]]
                 seen = list(dict.fromkeys(shown + related))
                 b = bm25.rank(q.query)
                 rows.append({
@@ -103,6 +114,8 @@ async def run(repo, queries, bm25):
                     "bm25": metrics(b, q.relevant),
                     "bm25_all_found": set(q.relevant) <= set(b[: len(seen)]),
                     "related_ms": related_ms,
+                    "ranked": [[f["file"], f["score"]] for f in full["files"]],
+                    "neighbours": neighbours,
                 })
     return rows
 
@@ -127,6 +140,26 @@ def report(name, rows):
         print(f"{'related_files p50 (client, ms)':<36}{ms[len(ms) // 2]:>10.0f}")
 
 
+def leaked_history(repo, snap):
+    """Exits when the index's co-change history was mined at a commit that
+    is not the snapshot or older: mining goes on from there and never drops
+    a commit (src/graph/cochange.rs), so the statistics would hold the
+    very commits this set asks about. A fresh clone, or removing
+    REPO/.code-intel, starts clean."""
+    path = repo / ".code-intel" / "cochange.json"
+    if not path.exists():
+        return
+    head = json.loads(path.read_text()).get("head")
+    if not head:
+        return
+    try:
+        sets.git(repo, "merge-base", "--is-ancestor", head, snap)
+    except Exception:
+        sys.exit(f"{repo}: the index's co-change history was mined at {head[:10]}, "
+                 f"after the snapshot {snap[:10]}: its statistics would include the commits "
+                 f"asked about. Remove {repo}/.code-intel (or use a fresh clone).")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("repo", type=Path)
@@ -139,6 +172,7 @@ def main():
     tip = sets.tip(repo)
     snap = sets.git(repo, "rev-list", "-1", f"--before={a.at}T00:00:00Z", tip).strip()
     queries = sets.later_queries(repo, snap, a.until, a.max)
+    leaked_history(repo, snap)
     sets.git(repo, "checkout", "-q", snap)
     if not queries:
         sys.exit(f"{repo}: no commit after {a.at} with a source file that exists at the snapshot")

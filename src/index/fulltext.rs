@@ -47,9 +47,10 @@ fn to_read<'c>(
         .collect()
 }
 
-/// Writes the `files` row of every file the sync will read, when there are
-/// at least [`LEXICAL_MIN_FILES`] of them; returns each file's class (empty
-/// when the pass was skipped), which orders the embedding batches.
+/// Writes the `files` row of every file the sync will read whose content
+/// changed, when there are at least [`LEXICAL_MIN_FILES`] to read; returns
+/// each file's class (empty when the pass was skipped), which orders the
+/// embedding batches.
 ///
 /// # Errors
 /// Store errors; a chunking worker that died.
@@ -68,6 +69,7 @@ pub(super) async fn lexical_pass(
         return Ok(classes);
     }
     progress.lexical_total.store(todo.len(), Ordering::SeqCst);
+    let mut written = 0;
     for batch in todo.chunks(LEXICAL_BATCH) {
         let owned: Vec<Candidate> = batch.iter().map(|c| (*c).clone()).collect();
         let config2 = config.clone();
@@ -79,14 +81,32 @@ pub(super) async fn lexical_pass(
         })
         .await
         .map_err(|e| IndexError::Embed(EmbedError::Inference(e)))?;
-        let rows: Vec<FileRow> = prepared.iter().map(Prepared::file_row).collect();
-        store.put_files(&rows).await?;
+        // A file whose content is what the state says (a checkout or a
+        // build touched it) keeps its row: the embedding stage will only
+        // refresh its fingerprint (`walk::admit`).
+        let rows: Vec<FileRow> = prepared
+            .iter()
+            .filter(|p| {
+                force
+                    || state
+                        .files
+                        .get(&p.rel)
+                        .is_none_or(|f| f.sha256 != p.state.sha256)
+            })
+            .map(Prepared::file_row)
+            .collect();
+        if !rows.is_empty() {
+            store.put_files(&rows).await?;
+            written += rows.len();
+        }
         classes.extend(prepared.iter().map(|p| (p.rel.clone(), p.class)));
         progress
             .lexical_done
             .fetch_add(batch.len(), Ordering::SeqCst);
     }
-    store.update_file_text_index().await?;
+    if written > 0 {
+        store.update_file_text_index().await?;
+    }
     Ok(classes)
 }
 

@@ -217,6 +217,12 @@ impl Store {
         Ok(self.files.count_rows(None).await?)
     }
 
+    /// The `files` table's version: it moves with every write.
+    #[cfg(test)]
+    pub(crate) async fn files_version(&self) -> u64 {
+        self.files.version().await.unwrap()
+    }
+
     /// Rows in `map`.
     ///
     /// # Errors
@@ -253,14 +259,22 @@ impl Store {
     /// Brings the full-text indexes up to date: creates those missing (first
     /// sync), and with `changed` adds the rows written since to the others
     /// (LanceDB's incremental index optimisation; rows not yet indexed are
-    /// still found by a flat scan meanwhile). Returns the seconds spent.
+    /// still found by a flat scan meanwhile), or with `rebuild` builds them
+    /// again from the rows. The optimised index keeps counting replaced and
+    /// deleted rows in BM25's statistics, so a sync that changed or deleted
+    /// many files asks for a rebuild (`index::TEXT_REBUILD_SHARE`). Returns
+    /// the seconds spent.
     ///
     /// # Errors
     /// Lance errors.
-    pub async fn update_text_indexes(&self, changed: bool) -> Result<f64, StoreError> {
+    pub async fn update_text_indexes(
+        &self,
+        changed: bool,
+        rebuild: bool,
+    ) -> Result<f64, StoreError> {
         let started = std::time::Instant::now();
         for table in [&self.forest, &self.files] {
-            update_text_index(table, changed).await?;
+            update_text_index(table, changed, rebuild).await?;
         }
         Ok(started.elapsed().as_secs_f64())
     }
@@ -271,7 +285,7 @@ impl Store {
     /// # Errors
     /// Lance errors.
     pub async fn update_file_text_index(&self) -> Result<(), StoreError> {
-        update_text_index(&self.files, true).await
+        update_text_index(&self.files, true, false).await
     }
 
     /// Creates the IVF index on `forest.vector` once the table has
@@ -398,30 +412,32 @@ async fn open_or_create(
 }
 
 /// Creates the full-text indexes of `table` that are missing (when it has
-/// rows), and with `changed` adds the rows written since to the others.
-async fn update_text_index(table: &Table, changed: bool) -> Result<(), StoreError> {
-    let indexed: HashSet<String> = table
-        .list_indices()
-        .await?
-        .into_iter()
-        .flat_map(|i| i.columns)
-        .collect();
-    let mut optimize = false;
+/// rows), and with `changed` adds the rows written since to the others, or
+/// with `rebuild` builds them again from the rows.
+async fn update_text_index(table: &Table, changed: bool, rebuild: bool) -> Result<(), StoreError> {
+    let indices = table.list_indices().await?;
+    let rows = table.count_rows(None).await?;
+    let mut rebuilt: Vec<&str> = Vec::new();
     for (t, col) in FTS_COLUMNS {
         if t != table.name() {
             continue;
         }
-        if indexed.contains(col) {
-            optimize = true;
-        } else if table.count_rows(None).await? > 0 {
+        let existing = indices.iter().find(|i| i.columns.iter().any(|c| c == col));
+        let build = rows > 0 && (existing.is_none() || (changed && rebuild));
+        if build {
             table
                 .create_index(&[col], Index::FTS(fts_params()))
                 .replace(true)
                 .execute()
                 .await?;
+            rebuilt.push(col);
         }
     }
-    if optimize && changed {
+    // The others (and the vector index of `forest`) take the new rows.
+    let others = indices
+        .iter()
+        .any(|i| !i.columns.iter().any(|c| rebuilt.contains(&c.as_str())));
+    if others && changed {
         table
             .optimize(OptimizeAction::Index(Default::default()))
             .await?;
