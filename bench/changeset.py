@@ -155,8 +155,8 @@ def leaked_history(repo, snap):
     try:
         sets.git(repo, "merge-base", "--is-ancestor", head, snap)
     except Exception:
-        sys.exit(f"{repo}: the index's co-change history was mined at {head[:10]}, "
-                 f"after the snapshot {snap[:10]}: its statistics would include the commits "
+        sys.exit(f"{repo}: the index's co-change history was mined at {head[:10]}, which is "
+                 f"not the snapshot {snap[:10]} or older: its statistics may include the commits "
                  f"asked about. Remove {repo}/.code-intel (or use a fresh clone).")
 
 
