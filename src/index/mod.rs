@@ -497,6 +497,23 @@ async fn finish_sync(
 mod tests {
     use super::*;
 
+    /// The repository at `root` and its index store.
+    async fn open_store(root: &std::path::Path) -> (Repo, Store) {
+        let repo = Repo::open(root).unwrap();
+        let store = Store::open(&repo.state_dir().join("lance"), crate::embed::E5_DIM)
+            .await
+            .unwrap();
+        (repo, store)
+    }
+
+    /// One sync with the default config and the deterministic embedder.
+    async fn sync_hashed(repo: &Repo, store: &Store) -> Result<SyncReport, IndexError> {
+        let embedder: Arc<dyn Embedder> = Arc::new(crate::embed::testing::HashedWords);
+        let progress = Progress::default();
+        let ready = std::future::ready(Ok(embedder));
+        sync(repo, &Config::default(), store, ready, false, 0, &progress).await
+    }
+
     /// A state of an older layout keeps its vectors: the files are read
     /// again, nothing already in `forest` is embedded again, and the rows
     /// of a file that vanished meanwhile go.
@@ -511,25 +528,8 @@ mod tests {
             )
             .unwrap();
         }
-        let repo = Repo::open(dir.path()).unwrap();
-        let config = Config::default();
-        let store = Store::open(&repo.state_dir().join("lance"), crate::embed::E5_DIM)
-            .await
-            .unwrap();
-        let embedder: Arc<dyn Embedder> = Arc::new(crate::embed::testing::HashedWords);
-        let progress = Progress::default();
-        let run = || {
-            sync(
-                &repo,
-                &config,
-                &store,
-                std::future::ready(Ok(Arc::clone(&embedder))),
-                false,
-                0,
-                &progress,
-            )
-        };
-        assert_eq!(run().await.unwrap().chunks_embedded, 3);
+        let (repo, store) = open_store(dir.path()).await;
+        assert_eq!(sync_hashed(&repo, &store).await.unwrap().chunks_embedded, 3);
         // The layout changes (an upgrade) and a file goes.
         let path = SyncState::path(&repo);
         let mut old: serde_json::Value =
@@ -537,7 +537,7 @@ mod tests {
         old["version"] = serde_json::json!(STATE_VERSION - 1);
         std::fs::write(&path, old.to_string()).unwrap();
         std::fs::remove_file(dir.path().join("pkg/m2.py")).unwrap();
-        let report = run().await.unwrap();
+        let report = sync_hashed(&repo, &store).await.unwrap();
         assert_eq!((report.chunks_embedded, report.chunks_reused), (0, 2));
         assert_eq!(store.forest_rows().await.unwrap(), 2);
         assert_eq!(store.file_rows().await.unwrap(), 2);
@@ -564,21 +564,6 @@ mod tests {
                 std::fs::write(root.join(format!("pkg/m{i}.py")), body).unwrap();
             }
         };
-        async fn open(root: &std::path::Path) -> (Repo, Store) {
-            let repo = Repo::open(root).unwrap();
-            let store = Store::open(&repo.state_dir().join("lance"), crate::embed::E5_DIM)
-                .await
-                .unwrap();
-            (repo, store)
-        }
-        async fn run(repo: &Repo, store: &Store) -> SyncReport {
-            let embedder: Arc<dyn Embedder> = Arc::new(crate::embed::testing::HashedWords);
-            let ready = std::future::ready(Ok(embedder));
-            let progress = Progress::default();
-            sync(repo, &Config::default(), store, ready, false, 0, &progress)
-                .await
-                .unwrap()
-        }
         async fn scores(store: &Store, limit: usize) -> Vec<(String, f32)> {
             let query = crate::store::Bm25Query {
                 groups: vec![("request item".into(), 1.0)],
@@ -594,8 +579,8 @@ mod tests {
 
         let dir = tempfile::tempdir().unwrap();
         write_all(dir.path(), 'a');
-        let (repo, store) = open(dir.path()).await;
-        run(&repo, &store).await;
+        let (repo, store) = open_store(dir.path()).await;
+        sync_hashed(&repo, &store).await.unwrap();
         let before = store.files_version().await;
 
         // Touched, same content (a branch switched and back): nothing written.
@@ -608,16 +593,19 @@ mod tests {
                 .set_modified(later)
                 .unwrap();
         }
-        assert_eq!(run(&repo, &store).await.unchanged, n);
+        assert_eq!(sync_hashed(&repo, &store).await.unwrap().unchanged, n);
         assert_eq!(store.files_version().await, before);
 
         // Most files changed: scored as an index of version b built once.
         write_all(dir.path(), 'b');
-        assert_eq!(run(&repo, &store).await.modified, n - n.div_ceil(3));
+        assert_eq!(
+            sync_hashed(&repo, &store).await.unwrap().modified,
+            n - n.div_ceil(3)
+        );
         let fresh_dir = tempfile::tempdir().unwrap();
         write_all(fresh_dir.path(), 'b');
-        let (fresh_repo, fresh) = open(fresh_dir.path()).await;
-        run(&fresh_repo, &fresh).await;
+        let (fresh_repo, fresh) = open_store(fresh_dir.path()).await;
+        sync_hashed(&fresh_repo, &fresh).await.unwrap();
         let (got, want) = (scores(&store, 2 * n).await, scores(&fresh, 2 * n).await);
         assert_eq!(got.len(), n.div_ceil(3));
         for ((f, s), (g, t)) in got.iter().zip(&want) {
@@ -630,15 +618,15 @@ mod tests {
             std::fs::remove_file(dir.path().join(format!("pkg/m{i}.py"))).unwrap();
             std::fs::remove_file(fresh_dir.path().join(format!("pkg/m{i}.py"))).unwrap();
         }
-        assert!(run(&repo, &store).await.deleted > n / 4);
+        assert!(sync_hashed(&repo, &store).await.unwrap().deleted > n / 4);
         let fresh_dir2 = tempfile::tempdir().unwrap();
         for e in std::fs::read_dir(fresh_dir.path().join("pkg")).unwrap() {
             let e = e.unwrap();
             std::fs::create_dir_all(fresh_dir2.path().join("pkg")).unwrap();
             std::fs::copy(e.path(), fresh_dir2.path().join("pkg").join(e.file_name())).unwrap();
         }
-        let (fresh_repo2, fresh2) = open(fresh_dir2.path()).await;
-        run(&fresh_repo2, &fresh2).await;
+        let (fresh_repo2, fresh2) = open_store(fresh_dir2.path()).await;
+        sync_hashed(&fresh_repo2, &fresh2).await.unwrap();
         let (got, want) = (scores(&store, 2 * n).await, scores(&fresh2, 2 * n).await);
         assert_eq!(got.len(), want.len());
         for ((f, s), (g, t)) in got.iter().zip(&want) {

@@ -416,14 +416,16 @@ async fn open_or_create(
 /// with `rebuild` builds them again from the rows.
 async fn update_text_index(table: &Table, changed: bool, rebuild: bool) -> Result<(), StoreError> {
     let indices = table.list_indices().await?;
-    let rows = table.count_rows(None).await?;
     let mut rebuilt: Vec<&str> = Vec::new();
     for (t, col) in FTS_COLUMNS {
         if t != table.name() {
             continue;
         }
         let existing = indices.iter().find(|i| i.columns.iter().any(|c| c == col));
-        let build = rows > 0 && (existing.is_none() || (changed && rebuild));
+        // Rows are counted only when an index may be built: a sync with
+        // nothing to do reads no more than before.
+        let build =
+            (existing.is_none() || (changed && rebuild)) && table.count_rows(None).await? > 0;
         if build {
             table
                 .create_index(&[col], Index::FTS(fts_params()))
