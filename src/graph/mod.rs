@@ -64,6 +64,9 @@ pub enum EdgeKind {
     /// or an Eloquent model and the `.ts` file declaring its type
     /// ([`Graph::add_shapes`]).
     Shape,
+    /// A `Model::factory()` call to the model's factory
+    /// ([`RefKind::Factory`]): a seeder or a test to the factories it uses.
+    Factory,
 }
 
 impl EdgeKind {
@@ -82,6 +85,7 @@ impl EdgeKind {
             RefKind::RouteName => EdgeKind::Route,
             RefKind::Function => EdgeKind::Call,
             RefKind::Url => EdgeKind::Endpoint,
+            RefKind::Factory => EdgeKind::Factory,
         }
     }
 
@@ -104,6 +108,7 @@ impl EdgeKind {
             EdgeKind::Endpoint => "endpoint",
             EdgeKind::Counterpart => "counterpart",
             EdgeKind::Shape => "shape",
+            EdgeKind::Factory => "factory",
         }
     }
 }
@@ -476,19 +481,14 @@ impl Graph {
 /// `Factory::resolveFactoryName` and `Gate::guessPolicyName` do
 /// (laravel/framework's `Illuminate/Database/Eloquent/Factories/Factory.php`
 /// and `Illuminate/Auth/Access/Gate.php`, read at 0d3fc77521): the
-/// factory `Database\Factories\` + the model's name after `App\Models\`
-/// (or after `App\`) + `Factory`; the policy `P\Policies\{Name}Policy`
+/// factory [`model_factory`]; the policy `P\Policies\{Name}Policy`
 /// for every leading part `P` of the model's namespace, and for a model in
 /// a sub-namespace of `Models` that namespace with `\Models\` replaced by
 /// `\Policies\` or `\Models\Policies\`. Fully qualified names, no
 /// leading backslash.
 pub fn model_conventions(model: &str) -> Vec<String> {
-    let rest = model
-        .strip_prefix("App\\Models\\")
-        .or_else(|| model.strip_prefix("App\\"))
-        .unwrap_or(model);
     let (dir, short) = model.rsplit_once('\\').unwrap_or(("", model));
-    let mut out = vec![format!("Database\\Factories\\{rest}Factory")];
+    let mut out = vec![model_factory(model)];
     let parts: Vec<&str> = dir.split('\\').filter(|p| !p.is_empty()).collect();
     for n in 1..=parts.len() {
         out.push(format!(
@@ -504,6 +504,22 @@ pub fn model_conventions(model: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The factory class Laravel resolves for an Eloquent model by name
+/// (`Factory::resolveFactoryName`, see [`model_conventions`]): the name
+/// after the application's namespace and then `Models\`, under
+/// `Database\Factories\`. The application's namespace is taken to be the
+/// model's first segment (`App\`; BookStack's `BookStack\`):
+/// `App\Models\Shop\Product` → `Database\Factories\Shop\ProductFactory`,
+/// `App\User` → `Database\Factories\UserFactory`,
+/// `BookStack\Entities\Models\Page` →
+/// `Database\Factories\Entities\Models\PageFactory`. A model that names
+/// its own factory (`newFactory()`, `#[UseFactory]`) is not followed.
+pub fn model_factory(model: &str) -> String {
+    let rest = model.split_once('\\').map_or(model, |(_, rest)| rest);
+    let rest = rest.strip_prefix("Models\\").unwrap_or(rest);
+    format!("Database\\Factories\\{rest}Factory")
 }
 
 /// The files a resolver map holds for `key`, owned (none when absent).

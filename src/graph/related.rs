@@ -36,6 +36,10 @@ fn kind_weight(kind: EdgeKind) -> f32 {
         EdgeKind::Listener => 0.8,
         EdgeKind::Extends => 0.8,
         EdgeKind::Route | EdgeKind::Config | EdgeKind::Trans => 0.7,
+        // Chosen, not fitted (stop 41): a named use, as a route or config
+        // key is; too few development commits change a seeder or test
+        // with a factory to fit it.
+        EdgeKind::Factory => 0.7,
         EdgeKind::Import => 0.6,
         // Chosen, not fitted (stop 38): no development set has enough
         // commits that change a requester with its controller, or a

@@ -213,6 +213,7 @@ impl<'a> Resolver<'a> {
             }
             RefKind::Function => files_of(&self.functions, t),
             RefKind::Url => self.controller_files(&self.routes_matching(t)),
+            RefKind::Factory => files_of(&self.classes, &model_factory(t)),
         }
     }
 

@@ -311,6 +311,10 @@ fn models_have_their_factories_and_policies_and_events_their_listeners() {
             "app/Services/Shipping.php",
             "<?php\nnamespace App\\Services;\nuse App\\Events\\OrderShipped;\nclass Shipping {\n public function ship(): void {\n  OrderShipped::dispatch();\n }\n}\n",
         ),
+        (
+            "database/seeders/DatabaseSeeder.php",
+            "<?php\nnamespace Database\\Seeders;\nuse App\\Models\\Shop\\Product;\nclass DatabaseSeeder extends Seeder {\n public function run(): void {\n  Product::factory(3)->create();\n  \\App\\Models\\Brand::factory()->create();\n  Product::count();\n }\n}\n",
+        ),
     ]);
     let g = Graph::build(&facts, &files);
     let kinds = |from: &str, to: &str| edge_kinds(&g, from, to);
@@ -323,6 +327,21 @@ fn models_have_their_factories_and_policies_and_events_their_listeners() {
     assert_eq!(kinds(factory, model), [EdgeKind::Convention]);
     assert_eq!(kinds(model, policy), [EdgeKind::Convention]);
     assert!(kinds(model, "database/factories/BrandFactory.php").is_empty());
+    // `Model::factory()` ties its caller to the model's factory, at the
+    // line of the call; a model's other statics do not.
+    let seeder = "database/seeders/DatabaseSeeder.php";
+    let call = g
+        .out(seeder)
+        .iter()
+        .find(|e| e.to == factory)
+        .expect("seeder → factory");
+    assert_eq!((call.kind, call.line), (EdgeKind::Factory, 6));
+    assert_eq!(
+        kinds(seeder, "database/factories/BrandFactory.php"),
+        [EdgeKind::Factory]
+    );
+    assert_eq!(kinds(seeder, model), [EdgeKind::Import, EdgeKind::Class]);
+    assert!(kinds(seeder, policy).is_empty());
     let (event, listener) = (
         "app/Events/OrderShipped.php",
         "app/Listeners/SendShipmentNotification.php",
@@ -368,6 +387,15 @@ fn laravel_finds_a_models_factory_and_policy_by_these_names() {
             "App\\Policies\\UserPolicy",
             "Database\\Factories\\UserFactory"
         ]
+    );
+    // An application namespace other than `App\` (BookStack's).
+    assert_eq!(
+        model_factory("BookStack\\Entities\\Models\\Page"),
+        "Database\\Factories\\Entities\\Models\\PageFactory"
+    );
+    assert_eq!(
+        model_factory("BookStack\\Models\\Tag"),
+        "Database\\Factories\\TagFactory"
     );
 }
 

@@ -2,8 +2,9 @@
 and MCP client on the Laravel fixture made a git repository: related_files
 for a controller, a model and a symbol, query's "also check" list, the CLI's
 `related`, history mined incrementally, Laravel's naming conventions (a
-model's factory) and event listeners, and translation files of other
-locales left out of the semantic index."""
+model's factory) and the seeder and test that call `Model::factory()`, event
+listeners, and translation files of other locales left out of the semantic
+index."""
 
 import json
 import shutil
@@ -45,6 +46,12 @@ def app_with_history(tmp_path):
         "<?php\nnamespace Database\\Factories;\nuse Illuminate\\Database\\Eloquent\\Factories\\Factory;\n"
         "class OrderFactory extends Factory\n{\n    public function definition(): array\n    {\n"
         "        return ['status' => 'new'];\n    }\n}\n")
+    # A seeder that makes orders with that factory.
+    (repo / "database" / "seeders").mkdir(parents=True)
+    (repo / "database" / "seeders" / "DatabaseSeeder.php").write_text(
+        "<?php\nnamespace Database\\Seeders;\nuse App\\Models\\Order;\nuse Illuminate\\Database\\Seeder;\n"
+        "class DatabaseSeeder extends Seeder\n{\n    public function run(): void\n    {\n"
+        "        Order::factory(10)->create();\n    }\n}\n")
     (repo / "app" / "Events").mkdir()
     (repo / "app" / "Events" / "OrderCancelled.php").write_text(
         "<?php\nnamespace App\\Events;\nuse App\\Models\\Order;\n"
@@ -106,6 +113,12 @@ async def test_related_files_and_also_check(tmp_path):
         # Its factory, found by Laravel's naming convention (no reference).
         factory = next(f for f in r["files"] if f["file"] == "database/factories/OrderFactory.php")
         assert any(e.startswith("convention") for e in factory["edges"]), factory
+        # The factory: the seeder and the test that call `Order::factory()`,
+        # each at its line.
+        r = await c.call("related_files", files=["database/factories/OrderFactory.php"])
+        edges = {f["file"]: f["edges"] for f in r["files"]}
+        assert "factory ← database/seeders/DatabaseSeeder.php:9" in edges["database/seeders/DatabaseSeeder.php"], edges
+        assert "factory ← tests/Feature/OrderTest.php:12" in edges["tests/Feature/OrderTest.php"], edges
         # The file that dispatches an event: the event and its listener.
         r = await c.call("related_files", files=["app/Services/Refunds.php"])
         by_file = {f["file"]: f for f in r["files"]}

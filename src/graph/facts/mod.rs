@@ -70,6 +70,11 @@ pub enum RefKind {
     /// interpolation a `{}` segment. Resolves to the controllers of the
     /// matching [`Endpoint`]s.
     Url,
+    /// `Product::factory()`, the static that Eloquent's `HasFactory` gives
+    /// a model (seeders and tests call it): target the model's FQCN;
+    /// resolves to the factory Laravel finds for the model by name
+    /// ([`crate::graph::model_factory`]).
+    Factory,
     /// A kind a later version wrote (a state read by an older binary):
     /// resolves to nothing, instead of failing the whole `sync_state.json`
     /// and re-embedding the repository.
@@ -158,8 +163,9 @@ impl FileFacts {
 /// reused by content hash). 2: Vue global registrations and their uses;
 /// 3: PHP global functions and their calls; 4 to 7 (while they were
 /// written): routes' endpoints with their actions and names, scripts' and
-/// views' requests, TypeScript type declarations.
-pub const FACTS_VERSION: u32 = 7;
+/// views' requests, TypeScript type declarations; 8: `Model::factory()`
+/// calls.
+pub const FACTS_VERSION: u32 = 8;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;

@@ -376,6 +376,17 @@ fn php_class_uses(
         let fq = fq
             .strip_prefix("Facades\\")
             .map_or(fq.clone(), str::to_string);
+        // `Product::factory()`: also the model's factory, by Laravel's naming.
+        let factory_call = code[m.end()..]
+            .strip_prefix("::factory")
+            .is_some_and(|rest| rest.trim_start().starts_with('('));
+        if factory_call {
+            f.refs.push(Ref {
+                kind: RefKind::Factory,
+                target: fq.clone(),
+                line: lines.at(m.start()),
+            });
+        }
         f.refs.push(Ref {
             kind: RefKind::Class,
             target: fq,
