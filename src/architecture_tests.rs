@@ -171,8 +171,7 @@ const CRATE_BOUNDARIES: &[(&str, &[&str])] = &[
             "graph/related.rs",
             "index/mod.rs",
             "index/state.rs",
-            "learn.rs",
-            "learn/log.rs",
+            "learn/",
             "rank/fusion.rs",
             "rank/mod.rs",
             "rank/plan.rs",
@@ -180,7 +179,7 @@ const CRATE_BOUNDARIES: &[(&str, &[&str])] = &[
             "relevance.rs",
             "search/references/mod.rs",
             "search/text.rs",
-            "session/model.rs",
+            "session/model/",
             "store/forest.rs",
             "store/map.rs",
         ],
@@ -332,5 +331,169 @@ fn a_back_edge_is_caught() {
     assert_eq!(
         cycle(&e),
         Some(vec!["chunk".to_string(), "store".into(), "chunk".into()])
+    );
+}
+
+/// The module path of a source file (`session/model/mod.rs` →
+/// `session::model`, `rank/fuse.rs` → `rank::fuse`; `lib.rs` → ``).
+fn module_path(rel: &str) -> String {
+    let stem = rel.strip_suffix(".rs").unwrap_or(rel);
+    let stem = stem.strip_suffix("/mod").unwrap_or(stem);
+    if stem == "lib" || stem == "main" {
+        return String::new();
+    }
+    stem.replace('/', "::")
+}
+
+/// File → files it names (`crate::a::b`, `super::x`, `self::y`, grouped
+/// `use super::{x, y::Z}` too), resolved to the longest module path that
+/// exists; an edge to the file's own module, an ancestor or a descendant
+/// (a parent declares its children, a child uses what its parent
+/// re-exports) is left out. Test files and test modules are left out.
+fn file_edges(files: &[(String, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let modules: BTreeSet<String> = files.iter().map(|(r, _)| module_path(r)).collect();
+    let single = regex::Regex::new(r"\b(crate|super|self)((?:::[a-z_][a-z0-9_]*)+)").unwrap();
+    let grouped =
+        regex::Regex::new(r"\b(crate|super|self)((?:::[a-z_][a-z0-9_]*)*)::\{([^}]*)\}").unwrap();
+    let related = |a: &str, b: &str| {
+        a == b
+            || a.starts_with(&format!("{b}::"))
+            || b.starts_with(&format!("{a}::"))
+            || b.is_empty()
+    };
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (rel, code) in files {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        if name == "tests.rs" || rel.contains("/tests/") || rel == "architecture_tests.rs" {
+            continue;
+        }
+        // A test module may reach anywhere: only the code it tests counts.
+        let code = code.split("#[cfg(test)]").next().unwrap_or(code);
+        let from = module_path(rel);
+        let own: Vec<&str> = from.split("::").filter(|s| !s.is_empty()).collect();
+        let resolve = |root: &str, segments: Vec<&str>| -> Option<String> {
+            let mut path: Vec<&str> = match root {
+                "crate" => Vec::new(),
+                "self" => own.clone(),
+                _ => own[..own.len().saturating_sub(1)].to_vec(),
+            };
+            let mut best = None;
+            for s in segments {
+                if s == "super" {
+                    path.pop();
+                    continue;
+                }
+                path.push(s);
+                let p = path.join("::");
+                if modules.contains(&p) {
+                    best = Some(p);
+                }
+            }
+            best
+        };
+        let mut to = BTreeSet::new();
+        for c in single.captures_iter(code) {
+            let segments: Vec<&str> = c[2].split("::").filter(|s| !s.is_empty()).collect();
+            to.extend(resolve(&c[1], segments));
+        }
+        for c in grouped.captures_iter(code) {
+            for part in c[3].split(',') {
+                let head: Vec<&str> =
+                    c[2].split("::")
+                        .filter(|s| !s.is_empty())
+                        .chain(part.trim().split("::").take_while(|s| {
+                            s.chars().next().is_some_and(|ch| ch.is_ascii_lowercase())
+                        }))
+                        .collect();
+                to.extend(resolve(&c[1], head));
+            }
+        }
+        to.retain(|t| !related(&from, t));
+        out.entry(from).or_default().extend(to);
+    }
+    out
+}
+
+/// No two files import each other, directly or around a circle, inside a
+/// module either (the layers keep modules apart; this keeps `session/`'s
+/// files apart).
+#[test]
+fn no_circle_between_files() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let e = file_edges(&sources(&src));
+    assert!(
+        e.get("session::machine")
+            .is_some_and(|t| t.contains("session::gate")),
+        "the file graph lost an edge it should see: {:?}",
+        e.get("session::machine")
+    );
+    assert_eq!(cycle(&e), None, "files import each other");
+    // A planted circle between sibling files is caught; parent ↔ child is not one.
+    let planted = [
+        (
+            "a/mod.rs".to_string(),
+            "mod b; mod c; use self::b::X;".to_string(),
+        ),
+        (
+            "a/b.rs".to_string(),
+            "use super::c::Y; use super::Z;".to_string(),
+        ),
+        ("a/c.rs".to_string(), "use crate::a::{b::X, W};".to_string()),
+    ];
+    assert_eq!(
+        cycle(&file_edges(&planted)),
+        Some(vec!["a::b".to_string(), "a::c".into(), "a::b".into()])
+    );
+}
+
+/// The separators reply text is built with (an edge's `view ←`, a list's
+/// `, ` or `; `); code that splits on them parses text another function
+/// rendered, where the typed value should have been passed instead.
+const REPLY_SEPARATORS: &[&str] = &[
+    r#".split(", ")"#,
+    r#".split("; ")"#,
+    r#".split(" ← ")"#,
+    r#".split(" → ")"#,
+    ".split_whitespace().take(",
+];
+
+/// Non-test code that splits a string on a reply separator.
+fn parsed_back(files: &[(String, String)]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (rel, code) in files {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        if name == "tests.rs" || rel == "architecture_tests.rs" {
+            continue;
+        }
+        let code = code.split("#[cfg(test)]").next().unwrap_or(code);
+        for sep in REPLY_SEPARATORS {
+            if code.contains(sep) {
+                bad.push(format!("{rel} splits text on `{sep}`"));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn no_rendered_text_is_parsed_back() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let bad = parsed_back(&sources(&src));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let planted = [
+        (
+            "server/x.rs".to_string(),
+            r#"let k = e.split_whitespace().take(2);"#.to_string(),
+        ),
+        (
+            "rank/y.rs".to_string(),
+            "fn f() {}\n#[cfg(test)]\nmod tests { fn g() { s.split(\", \"); } }".to_string(),
+        ),
+    ];
+    assert_eq!(
+        parsed_back(&planted).len(),
+        1,
+        "{:?}",
+        parsed_back(&planted)
     );
 }

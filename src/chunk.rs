@@ -4,6 +4,7 @@
 //! summary per file for what no definition covers, and 50-line windows for
 //! files without a grammar (or in `lightweight_mode`).
 
+use crate::util::split_identifier;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -132,8 +133,6 @@ pub fn meta_summary(meta: &Map<String, Value>, max_chars: usize) -> String {
     }
     s
 }
-
-pub use crate::util::split_identifier;
 
 /// Chunks one file. `symbols` is `None` for files without a grammar.
 /// `max_chars` bounds the content of one chunk; longer definitions are split

@@ -278,6 +278,10 @@ pub struct Config {
     /// `notifications/tools/list_changed` when the phase changes. Off by
     /// default: MCP clients do not declare whether they refetch the list.
     pub phase_scoped_tools: bool,
+    /// The write-gate hook refuses every write in the repository while no
+    /// session is open (otherwise it gates writes only while one is).
+    /// `init --hooks` sets it to `true`.
+    pub require_session: bool,
     /// Weights of the `query` tool's fused file score (fitted on the
     /// development sets; see [`HybridWeights`] and `docs/ranking.md`).
     pub hybrid_weights: HybridWeights,
@@ -321,6 +325,7 @@ impl Default for Config {
             source_dirs: Vec::new(),
             tool_timeout_seconds: 60,
             phase_scoped_tools: false,
+            require_session: false,
             hybrid_weights: HybridWeights::default(),
         }
     }

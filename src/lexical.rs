@@ -5,7 +5,8 @@
 //! (camelCase, snake_case, `Ns\Class`, `a.b` split). LanceDB's analyzer then
 //! lowercases, drops English stop words and stems (Snowball) on both sides.
 
-use crate::chunk::{Chunk, split_identifier};
+use crate::chunk::Chunk;
+use crate::util::split_identifier;
 
 /// Longest token kept, in chars; LanceDB's index drops longer ones too
 /// (`max_token_length` 40), and such tokens are hashes, base64 or minified

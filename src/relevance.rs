@@ -11,8 +11,8 @@
 
 use serde::Serialize;
 
-use crate::chunk::split_identifier;
 use crate::embed::{EmbedError, Embedder};
+use crate::util::split_identifier;
 
 /// Precision each decided tier must reach on the labelled set: at most one
 /// in twenty approvals (FACT) or rejections may be wrong.

@@ -54,7 +54,7 @@ pub async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
             .as_str()
             .context("a line has no \"query\"")?
             .to_string();
-        let req = crate::rank::Request {
+        let req = crate::rank::QueryRequest {
             query,
             limit,
             chunks_per_file: 1,
@@ -62,7 +62,7 @@ pub async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
             not_embedded: config.index_exclude_classes.clone(),
         };
         let o = ranker
-            .run(
+            .answer(
                 &store,
                 Some(Arc::clone(&embedder)),
                 &config.hybrid_weights,

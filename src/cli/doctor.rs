@@ -370,8 +370,18 @@ fn client_checks(repo: &Repo) -> Vec<Check> {
     let registered = mcp
         .as_ref()
         .is_some_and(|v| !v["mcpServers"]["code-intel"].is_null());
-    let settings =
-        std::fs::read_to_string(repo.root().join(".claude/settings.json")).unwrap_or_default();
+    let settings = std::fs::read_to_string(repo.root().join(".claude/settings.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| crate::client::installed_matcher(&v));
+    let wanted = crate::client::hook::matcher();
+    let hook_message = match settings {
+        Some(m) if m == wanted => "Claude Code PreToolUse hook installed".to_string(),
+        Some(m) => format!(
+            "Claude Code PreToolUse hook installed, but its matcher `{m}` is not `{wanted}` (Bash writes pass ungated): run `code-intel init --hooks` again"
+        ),
+        None => "write-gate hook not installed: run `code-intel init --hooks`".to_string(),
+    };
     vec![
         check(
             "mcp_json",
@@ -382,15 +392,7 @@ fn client_checks(repo: &Repo) -> Vec<Check> {
                 "no code-intel entry in .mcp.json: run `code-intel init`"
             },
         ),
-        check(
-            "hook",
-            true,
-            if settings.contains("hook pre-tool-use") {
-                "Claude Code PreToolUse hook installed"
-            } else {
-                "write-gate hook not installed: run `code-intel init --hooks`"
-            },
-        ),
+        check("hook", true, hook_message),
     ]
 }
 

@@ -27,8 +27,8 @@ pub fn hook_cmd() -> Result<ExitCode> {
         Ok(v) => v,
         Err(e) => return Ok(block(&format!("the hook input is not valid JSON: {e}"))),
     };
-    if let Some(deny) = crate::client::pre_tool_use(&v) {
-        writeln!(std::io::stdout().lock(), "{deny}")?;
+    if let Some(out) = crate::client::hook::pre_tool_use(&v).to_json() {
+        writeln!(std::io::stdout().lock(), "{out}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

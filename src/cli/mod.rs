@@ -75,6 +75,27 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The files a request most likely touches and what else the change
+    /// needs ("also check"), as the query tool answers (the same ranking,
+    /// the same text; --json for the structured reply).
+    Query {
+        /// The request, in Japanese or English.
+        query: String,
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Files to rank (1-50).
+        #[arg(short = 'n', long, default_value_t = 10)]
+        limit: usize,
+        /// Best chunks per file (1-5).
+        #[arg(long, default_value_t = 2)]
+        chunks_per_file: usize,
+        /// Token budget of the text (as the tool's max_tokens).
+        #[arg(long, default_value_t = crate::server::QUERY_MAX_TOKENS)]
+        max_tokens: usize,
+        /// Print the structured reply as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Files likely to change with the given files or symbol: code-graph
     /// edges, a method's callers and co-change history, with reasons (as the
     /// related_files tool).
@@ -257,6 +278,24 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             collection,
             json,
         } => ok(search::search_cmd(&repo, &query, limit, collection, json).await),
+        Command::Query {
+            query,
+            repo,
+            limit,
+            chunks_per_file,
+            max_tokens,
+            json,
+        } => ok(search::query_cmd(
+            &repo,
+            &query,
+            search::QueryArgs {
+                limit,
+                chunks_per_file,
+                max_tokens,
+            },
+            json,
+        )
+        .await),
         Command::Related {
             files,
             symbol,

@@ -1,5 +1,6 @@
-//! `code-intel search` and `code-intel related`: semantic search and the
-//! change set of a file from the shell.
+//! `code-intel search`, `code-intel query` and `code-intel related`:
+//! semantic search, the `query` tool's answer and the change set of a file
+//! from the shell.
 
 use std::io::Write;
 use std::path::Path;
@@ -65,6 +66,56 @@ pub async fn search_cmd(
             h.kind,
             h.fqcn.as_deref().unwrap_or(&h.name)
         )?;
+    }
+    Ok(())
+}
+
+/// How much `code-intel query` shows (the `query` tool's arguments).
+pub struct QueryArgs {
+    pub limit: usize,
+    pub chunks_per_file: usize,
+    pub max_tokens: usize,
+}
+
+/// The `query` tool's answer from the shell: the same [`crate::rank::Ranker::answer`]
+/// over the same index and code graph, laid out as the tool lays it out.
+pub async fn query_cmd(repo: &Path, query: &str, args: QueryArgs, json: bool) -> Result<()> {
+    anyhow::ensure!(
+        !query.trim().is_empty(),
+        "the query is empty: describe what you want to change or find"
+    );
+    anyhow::ensure!(
+        (1..=50).contains(&args.limit) && (1..=5).contains(&args.chunks_per_file),
+        "--limit must be 1-50 and --chunks-per-file 1-5"
+    );
+    let (repo, config) = open(repo)?;
+    let embedder = load_embedder(&config).await?;
+    let store = Store::open(&repo.state_dir().join("lance"), E5_DIM).await?;
+    let graph = index::CodeGraph::load(&repo);
+    let req = crate::rank::QueryRequest {
+        query: query.to_string(),
+        limit: args.limit,
+        chunks_per_file: args.chunks_per_file,
+        scope: crate::store::Scope::default(),
+        not_embedded: config.index_exclude_classes.clone(),
+    };
+    let answer = crate::rank::Ranker::default()
+        .answer(
+            &store,
+            Some(embedder),
+            &config.hybrid_weights,
+            &req,
+            Some(&graph),
+            false,
+        )
+        .await?;
+    let readiness = index::readiness(&repo, &Progress::default(), &config);
+    let (result, text) = crate::server::query_reply(answer, readiness, args.max_tokens);
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
+    } else {
+        write!(out, "{text}")?;
     }
     Ok(())
 }

@@ -3,11 +3,14 @@
 //! application directories, test directories), so the write gate can allow
 //! it in a directory that does not exist yet (docs/sessions.md § Gate).
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::classify::classify_path;
 use crate::repo::Repo;
 use crate::session::WriteTarget;
+use crate::util::FileStamp;
 
 /// Directories Laravel's generators (`php artisan make:*`) and its skeleton
 /// create code in (laravel/laravel and the `make:` commands of
@@ -103,31 +106,63 @@ pub fn convention(root: &Path, rel: &str) -> Option<String> {
 /// `composer.json` (`autoload` or `autoload-dev`) whose directory and file
 /// names are class names (StudlyCase).
 fn psr4(root: &Path, rel: &str) -> Option<String> {
-    let text = std::fs::read_to_string(root.join("composer.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    for section in ["autoload", "autoload-dev"] {
-        let Some(map) = v[section]["psr-4"].as_object() else {
+    for (prefix, d) in psr4_roots(root).iter() {
+        let Some(rest) = rel.strip_prefix(&format!("{d}/")) else {
             continue;
         };
-        for (prefix, dirs) in map {
-            let dirs: Vec<&str> = match dirs {
-                serde_json::Value::String(d) => vec![d.as_str()],
-                serde_json::Value::Array(a) => a.iter().filter_map(|d| d.as_str()).collect(),
-                _ => continue,
+        let rest = rest.strip_suffix(".php")?;
+        if rest.split('/').all(is_class_name) {
+            return Some(format!("PSR-4 {prefix} → {d}/"));
+        }
+    }
+    None
+}
+
+/// PSR-4 roots of a repository's `composer.json`: (namespace prefix,
+/// directory without a trailing `/`), `autoload` first, then
+/// `autoload-dev`.
+type Psr4Roots = Arc<Vec<(String, String)>>;
+
+/// The PSR-4 roots of `root`'s `composer.json`, read again only when the
+/// file changed (size and mtime): the write gate asks for every new file,
+/// a server and the hook for many.
+fn psr4_roots(root: &Path) -> Psr4Roots {
+    /// composer.json → (its stamp when read, its roots).
+    type Cache = HashMap<PathBuf, (Option<FileStamp>, Psr4Roots)>;
+    static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+    let path = root.join("composer.json");
+    let stamp = FileStamp::of(&path);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if let Some((s, roots)) = cache.get(&path)
+        && *s == stamp
+    {
+        return Arc::clone(roots);
+    }
+    let mut roots = Vec::new();
+    if let Some(v) = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    {
+        for section in ["autoload", "autoload-dev"] {
+            let Some(map) = v[section]["psr-4"].as_object() else {
+                continue;
             };
-            for d in dirs {
-                let d = d.trim_end_matches('/');
-                let Some(rest) = rel.strip_prefix(&format!("{d}/")) else {
-                    continue;
+            for (prefix, dirs) in map {
+                let dirs: Vec<&str> = match dirs {
+                    serde_json::Value::String(d) => vec![d.as_str()],
+                    serde_json::Value::Array(a) => a.iter().filter_map(|d| d.as_str()).collect(),
+                    _ => continue,
                 };
-                let rest = rest.strip_suffix(".php")?;
-                if rest.split('/').all(is_class_name) {
-                    return Some(format!("PSR-4 {prefix} → {d}/"));
+                for d in dirs {
+                    roots.push((prefix.clone(), d.trim_end_matches('/').to_string()));
                 }
             }
         }
     }
-    None
+    let roots = Arc::new(roots);
+    cache.insert(path, (stamp, Arc::clone(&roots)));
+    roots
 }
 
 fn is_class_name(s: &str) -> bool {

@@ -22,7 +22,10 @@ use serde::Serialize;
 
 use crate::classify::FileClass;
 pub use facts::{FileFacts, Ref, RefKind};
-pub use related::{CONVERGENT_MIN_FILES, Related, convergent, counterparts, related, with_callers};
+pub use related::{
+    CONVERGENT_MIN_FILES, Direction, Related, Site, Tie, convergent, counterparts, related,
+    with_callers,
+};
 use resolve::{Resolver, Route};
 
 /// What an edge stands for: a [`RefKind`] resolved to a file, or a table
@@ -122,20 +125,6 @@ pub struct Edge {
     /// 1-based line of the reference in `from` (0 for table, convention
     /// and event ↔ listener edges).
     pub line: u32,
-}
-
-impl Edge {
-    /// Where the reference is: `file:line`, or the file alone for a table,
-    /// convention or event ↔ listener edge (a model and a migration name
-    /// the same table, a model and its factory are tied by name, a
-    /// listener's whole class is the tie; no line is the reference).
-    fn site(&self) -> String {
-        if self.line == 0 {
-            self.from.clone()
-        } else {
-            format!("{}:{}", self.from, self.line)
-        }
-    }
 }
 
 /// Edges by source and by target.

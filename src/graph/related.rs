@@ -17,12 +17,90 @@ pub struct Related {
     /// The edges' part: their weights summed (a hub counts less).
     #[serde(serialize_with = "crate::util::round4")]
     pub edge_score: f32,
-    /// Edges that connect it to a seed: `view ← app/Http/Controllers/X.php:18`.
-    pub edges: Vec<String>,
+    /// Edges that connect it to a seed (at most four, in [`Tie`] order).
+    pub edges: Vec<Tie>,
     /// Co-change confidence P(file changes | a seed changes), 0-1, with the
     /// decayed count of commits that changed both.
     pub cochange: Option<f32>,
     pub cochange_commits: Option<f32>,
+}
+
+/// Which way an edge runs between a seed and a related file.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// The seed refers to the related file (`view →`).
+    Out,
+    /// The related file refers to the seed (`view ←`).
+    In,
+}
+
+/// Where a reference is: a repo-relative file and the 1-based line in it;
+/// line 0 for a tie by name or table with no line of its own (a model and
+/// its migration, factory or policy; an event and its listener).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+pub struct Site {
+    pub file: String,
+    pub line: u32,
+}
+
+/// One reason a file is related to a seed: an edge of the code graph, a
+/// sibling under the seed's parent, or a call of the seed's method.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+pub struct Tie {
+    /// The edge's kind (`extends` for a sibling, `call` for a caller).
+    pub kind: EdgeKind,
+    pub direction: Direction,
+    /// Set for a sibling: the parent class, interface or trait (a file)
+    /// that the seed and the related file both extend.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sibling_of: Option<String>,
+    /// The file and line that make the reference.
+    pub site: Site,
+}
+
+impl Tie {
+    fn of(e: &Edge, direction: Direction) -> Tie {
+        Tie {
+            kind: e.kind,
+            direction,
+            sibling_of: None,
+            site: Site {
+                file: e.from.clone(),
+                line: e.line,
+            },
+        }
+    }
+
+    /// The label a reply shows first: the edge kind's name, or `sibling`.
+    pub fn label(&self) -> &'static str {
+        if self.sibling_of.is_some() {
+            "sibling"
+        } else {
+            self.kind.name()
+        }
+    }
+}
+
+/// Ties sort by label, then parent, direction and site, so a reply lists
+/// the same four whatever order the edges were found in.
+impl Ord for Tie {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.label(), &self.sibling_of, self.direction, &self.site).cmp(&(
+            other.label(),
+            &other.sibling_of,
+            other.direction,
+            &other.site,
+        ))
+    }
+}
+
+impl PartialOrd for Tie {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// Weight of an edge kind when ranking related files: Laravel's
@@ -102,7 +180,7 @@ pub fn related(
             if let Some(r) = entry(&mut acc, &seed_set, &e.to) {
                 r.score += w;
                 r.edge_score += w;
-                r.edges.push(format!("{} → {}", e.kind.name(), e.site()));
+                r.edges.push(Tie::of(e, Direction::Out));
             }
         }
         for e in graph.inn(seed) {
@@ -120,7 +198,7 @@ pub fn related(
                 r.score += w;
                 r.edge_score += w;
                 if !both_ways {
-                    r.edges.push(format!("{} ← {}", e.kind.name(), e.site()));
+                    r.edges.push(Tie::of(e, Direction::In));
                 }
             }
         }
@@ -146,7 +224,10 @@ pub fn related(
                 if let Some(r) = entry(&mut acc, &seed_set, &e.from) {
                     r.score += w;
                     r.edge_score += w;
-                    r.edges.push(format!("sibling ({}) ← {}", up.to, e.site()));
+                    r.edges.push(Tie {
+                        sibling_of: Some(up.to.clone()),
+                        ..Tie::of(e, Direction::In)
+                    });
                 }
             }
         }
@@ -174,7 +255,7 @@ pub fn related(
 
 /// The counterparts ([`EdgeKind::Counterpart`]) of `files` that are not
 /// among them, each scored as one such edge (times its class factor) with
-/// its `counterpart → file` reason (as [`related`] gives it), best first.
+/// its counterpart tie (as [`related`] gives it), best first.
 pub fn counterparts(graph: &Graph, files: &[String]) -> Vec<Related> {
     let mut out: Vec<Related> = Vec::new();
     for f in files {
@@ -189,7 +270,7 @@ pub fn counterparts(graph: &Graph, files: &[String]) -> Vec<Related> {
             let mut r = Related::new(&e.to);
             r.edge_score = kind_weight(e.kind);
             r.score = r.edge_score * class_factor(r.class);
-            r.edges.push(format!("{} → {}", e.kind.name(), e.site()));
+            r.edges.push(Tie::of(e, Direction::Out));
             out.push(r);
         }
     }
@@ -293,8 +374,8 @@ const CALLER_WEIGHT: f32 = 1.0;
 
 /// `related` (best first, `limit` long) with the files holding `callers`
 /// (repo-relative file and 1-based line of each call, as `find_references`
-/// resolved them to the seed method) added or raised, each with a
-/// `call ← file:line` reason. Seeds are left out.
+/// resolved them to the seed method) added or raised, each with a `call`
+/// tie at that line first. Seeds are left out.
 pub fn with_callers(
     mut related: Vec<Related>,
     callers: &[(String, u64)],
@@ -317,7 +398,18 @@ pub fn with_callers(
         let w = CALLER_WEIGHT * class_factor(r.class);
         r.score += w;
         r.edge_score += w;
-        r.edges.insert(0, format!("call ← {file}:{line}"));
+        r.edges.insert(
+            0,
+            Tie {
+                kind: EdgeKind::Call,
+                direction: Direction::In,
+                sibling_of: None,
+                site: Site {
+                    file: file.clone(),
+                    line: u32::try_from(*line).unwrap_or(u32::MAX),
+                },
+            },
+        );
         r.edges.truncate(4);
     }
     best_first(&mut related, limit);

@@ -114,7 +114,7 @@ fn laravel_conventions_resolve_to_files() {
         assert!(files.contains(&want), "{want} in {files:?}");
     }
     assert!(
-        r[0].edges.iter().any(|e| e.starts_with("table")),
+        r[0].edges.iter().any(|e| e.kind == EdgeKind::Table),
         "{:?}",
         r[0]
     );
@@ -241,7 +241,7 @@ fn siblings_share_a_parent() {
         .find(|x| x.file.ends_with("SftpStorage.php"))
         .unwrap();
     assert!(
-        sftp.edges[0].starts_with("sibling (app/Services/SongStorages/SongStorage.php)"),
+        sftp.edges[0].sibling_of.as_deref() == Some("app/Services/SongStorages/SongStorage.php"),
         "{sftp:?}"
     );
 }
@@ -259,7 +259,15 @@ fn callers_are_added_or_raise_a_related_file() {
         class: crate::classify::classify_path(file).class,
         score,
         edge_score: score,
-        edges: vec!["class ← x".to_string()],
+        edges: vec![Tie {
+            kind: EdgeKind::Class,
+            direction: Direction::In,
+            sibling_of: None,
+            site: Site {
+                file: "x".into(),
+                line: 0,
+            },
+        }],
         cochange: None,
         cochange_commits: None,
     };
@@ -275,7 +283,18 @@ fn callers_are_added_or_raise_a_related_file() {
     // B: 0.6 + one caller (1.0) passes A; the test caller counts 0.6; the
     // seed itself is left out.
     assert_eq!(files, ["app/B.php", "app/A.php", "tests/BTest.php"]);
-    assert_eq!(out[0].edges[0], "call ← app/B.php:12");
+    assert_eq!(
+        out[0].edges[0],
+        Tie {
+            kind: EdgeKind::Call,
+            direction: Direction::In,
+            sibling_of: None,
+            site: Site {
+                file: "app/B.php".into(),
+                line: 12
+            }
+        }
+    );
     assert!((out[0].score - 1.6).abs() < 1e-6, "{}", out[0].score);
     assert!((out[2].score - 0.6).abs() < 1e-6, "{}", out[2].score);
 }
@@ -763,7 +782,18 @@ fn create_and_edit_forms_are_counterparts() {
     let c = counterparts(&g, &listed);
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].file, pairs[0].1);
-    assert_eq!(c[0].edges, [format!("counterpart → {}", pairs[0].0)]);
+    assert_eq!(
+        c[0].edges,
+        [Tie {
+            kind: EdgeKind::Counterpart,
+            direction: Direction::Out,
+            sibling_of: None,
+            site: Site {
+                file: pairs[0].0.to_string(),
+                line: 0
+            }
+        }]
+    );
     assert!((c[0].score - 1.0).abs() < 1e-6, "{}", c[0].score);
 }
 
@@ -861,11 +891,11 @@ fn convergent_files_are_those_several_files_share() {
         shared[0]
             .edges
             .iter()
-            .any(|e| e.contains("OrderController.php"))
+            .any(|e| e.site.file.contains("OrderController.php"))
             && shared[0]
                 .edges
                 .iter()
-                .any(|e| e.contains("CheckoutController.php")),
+                .any(|e| e.site.file.contains("CheckoutController.php")),
         "{:?}",
         shared[0].edges
     );

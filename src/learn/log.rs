@@ -60,7 +60,7 @@ impl DecisionRecord {
     pub fn query(
         query: &str,
         session_id: Option<String>,
-        r: &crate::rank::Ranking,
+        r: &crate::rank::QueryAnswer,
     ) -> DecisionRecord {
         let plan = &r.plan;
         DecisionRecord {

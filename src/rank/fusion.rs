@@ -104,11 +104,7 @@ impl Features {
     /// The fused score of a file of `class`; `requested` when the query asks
     /// for that class (then no prior applies).
     pub fn score(&self, w: &HybridWeights, class: FileClass, requested: bool) -> f32 {
-        let prior = if requested {
-            0.0
-        } else {
-            w.class_prior.get(&class).copied().unwrap_or(0.0)
-        };
+        let prior = class_prior(w, class, requested);
         (w.keyword * f64::from(self.keyword)
             + w.chunk_keyword * f64::from(self.chunk_keyword)
             + w.vector * f64::from(self.vector)
@@ -120,6 +116,17 @@ impl Features {
             + w.graph * f64::from(self.graph)
             + w.cochange * f64::from(self.cochange)
             + prior) as f32
+    }
+}
+
+/// The prior of a file of `class` in the fused score: the fitted
+/// `class_prior` weight (source first), none when the query asks for that
+/// class (`requested`) or the class has no weight.
+pub fn class_prior(w: &HybridWeights, class: FileClass, requested: bool) -> f64 {
+    if requested {
+        0.0
+    } else {
+        w.class_prior.get(&class).copied().unwrap_or(0.0)
     }
 }
 

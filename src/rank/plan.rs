@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::chunk::split_identifier;
 use crate::session::SlotName;
+use crate::util::split_identifier;
 
 /// The seed glossary (`assets/glossary/ja-en.tsv`): Japanese term → English
 /// words, longest terms first (a term inside a longer matched one is

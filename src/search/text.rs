@@ -90,6 +90,11 @@ pub struct TextResult {
 pub enum TextSearchError {
     #[error("invalid regex `{pattern}`: {message} (set literal=true to search for the text as is)")]
     Regex { pattern: String, message: String },
+    #[error(
+        "regex `{pattern}` is too large: compiled it exceeds the size limit of {limit} MiB. Recovery: use a shorter repetition (`\\w{{50}}` rather than `\\w{{5000}}`), an ASCII class (`[A-Za-z0-9_]`), or literal=true",
+        limit = REGEX_SIZE_LIMIT >> 20
+    )]
+    RegexTooLarge { pattern: String },
     #[error("invalid glob `{glob}`: {message}")]
     Glob { glob: String, message: String },
     #[error(
@@ -143,24 +148,54 @@ fn truncate_line(line: &str) -> String {
     }
 }
 
-/// Builds the matcher ripgrep would build for these options.
+/// Bytes a compiled regex may take. A pattern past it is refused while it
+/// compiles, in time proportional to the limit: `\w{5000}` (Unicode word
+/// characters) under grep-regex's default of 100 MiB compiled for 16.6 s
+/// before failing; measured in this crate's dev build (2-core machine,
+/// 2026-11-27), refusing it took 16 ms at 1 MiB, 29 at 2, 58 at 4 and
+/// 158 at 10. 4 MiB keeps the refusal under 100 ms and still compiles
+/// `\w{50}` or `[a-z]{5000}` (2 ms); `\w{100}` needs more (an ASCII class,
+/// `[A-Za-z0-9_]{100}`, is small).
+pub const REGEX_SIZE_LIMIT: usize = 4 << 20;
+
+/// Bytes of the lazy DFA's cache while searching (the `regex` crate's
+/// default is 2 MiB, grep-regex's 1,000 MiB); a pattern whose DFA needs
+/// more is searched without it, more slowly, never refused.
+const REGEX_DFA_SIZE_LIMIT: usize = 10 << 20;
+
+/// Builds the matcher ripgrep would build for these options, within
+/// [`REGEX_SIZE_LIMIT`].
 ///
 /// # Errors
-/// [`TextSearchError::Regex`] with the regex engine's message.
+/// [`TextSearchError::Regex`] with the regex engine's message;
+/// [`TextSearchError::RegexTooLarge`] past the size limit.
 pub fn build_matcher(q: &TextSearch) -> Result<RegexMatcher, TextSearchError> {
     if q.pattern.is_empty() {
         return Err(TextSearchError::EmptyPattern);
     }
-    RegexMatcherBuilder::new()
+    let built = RegexMatcherBuilder::new()
         .case_insensitive(q.case == CaseMode::Insensitive)
         .case_smart(q.case == CaseMode::Smart)
         .fixed_strings(q.literal)
         .word(q.word)
-        .build(&q.pattern)
-        .map_err(|e| TextSearchError::Regex {
-            pattern: q.pattern.clone(),
-            message: e.to_string(),
-        })
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+        .build(&q.pattern);
+    built.map_err(|e| {
+        let message = e.to_string();
+        // grep-regex reports the limit only in its message ("exceeds size
+        // limit"); its error kinds do not separate it.
+        if message.contains("size limit") {
+            TextSearchError::RegexTooLarge {
+                pattern: q.pattern.chars().take(80).collect(),
+            }
+        } else {
+            TextSearchError::Regex {
+                pattern: q.pattern.clone(),
+                message,
+            }
+        }
+    })
 }
 
 enum TypeFilter {
@@ -358,6 +393,26 @@ mod tests {
             pattern: pattern.into(),
             max_results: 100,
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_regex_past_the_size_limit_is_refused_at_once() {
+        let (_d, repo) = setup();
+        let started = std::time::Instant::now();
+        let err = search(&repo, &Config::default(), &q("\\w{5000}")).unwrap_err();
+        let took = started.elapsed();
+        assert!(
+            matches!(err, TextSearchError::RegexTooLarge { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("4 MiB"), "{err}");
+        // About 60 ms in the dev build; 1 s tells a refusal at compile time
+        // from the 16.6 s it took without the limit on a noisy machine.
+        assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+        // Ordinary repetitions still compile and search.
+        for ok in ["\\w{5}", "\\w{50}", "[A-Za-z0-9_]{100}", "[a-z]{5000}"] {
+            assert!(search(&repo, &Config::default(), &q(ok)).is_ok(), "{ok}");
         }
     }
 

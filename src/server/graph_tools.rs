@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::budget::{Budget, check_max_tokens};
 use super::wire::RelatedResult;
 use super::{CodeIntel, Reply, SessionGate, Shown, ToolError, ToolParams, blocking};
-use crate::graph::Related;
+use crate::graph::{Direction, Related, Site, Tie};
 use crate::session::{CallArgs, Tool};
 
 fn default_limit() -> usize {
@@ -55,7 +55,7 @@ impl ToolParams for RelatedFilesParams {
 
 /// One line of a related file: rank, path, class, score and reasons.
 pub(crate) fn related_line(i: usize, r: &Related) -> String {
-    let mut why = r.edges.join("; ");
+    let mut why = r.edges.iter().map(tie_text).collect::<Vec<_>>().join("; ");
     if let (Some(c), Some(n)) = (r.cochange, r.cochange_commits) {
         if !why.is_empty() {
             why.push_str("; ");
@@ -69,6 +69,35 @@ pub(crate) fn related_line(i: usize, r: &Related) -> String {
         r.class.name(),
         r.score
     )
+}
+
+/// A tie in words: `view ← app/Http/Controllers/X.php:18`,
+/// `counterpart → resources/js/AddUserForm.vue`,
+/// `sibling (app/Contracts/Storage.php) ← app/Services/S3.php:7`.
+pub(crate) fn tie_text(t: &Tie) -> String {
+    match &t.sibling_of {
+        Some(parent) => format!("sibling ({parent}) ← {}", site_text(&t.site)),
+        None => format!("{} {}", tie_kind_text(t), site_text(&t.site)),
+    }
+}
+
+/// A tie's kind without its site, as "also check" lines show it:
+/// `view ←`, `counterpart →`, `sibling (app/Contracts/Storage.php)`.
+pub(crate) fn tie_kind_text(t: &Tie) -> String {
+    match (&t.sibling_of, t.direction) {
+        (Some(parent), _) => format!("sibling ({parent})"),
+        (None, Direction::Out) => format!("{} →", t.kind.name()),
+        (None, Direction::In) => format!("{} ←", t.kind.name()),
+    }
+}
+
+/// `file:line`, or the file alone for a tie without a line.
+fn site_text(s: &Site) -> String {
+    if s.line == 0 {
+        s.file.clone()
+    } else {
+        format!("{}:{}", s.file, s.line)
+    }
 }
 
 impl CodeIntel {

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::budget::{Budget, check_max_tokens};
-use super::query_text::{QUERY_MAX_TOKENS, also_check, no_results, query_text};
+use super::query_text::{QUERY_MAX_TOKENS, no_results, query_text};
 use super::wire::{QueryResult, SemanticResult, SyncResult};
 use super::{CodeIntel, Reply, SessionGate, Shared, Shown, ToolError, ToolParams, blocking};
 use crate::classify::FileClass;
@@ -300,7 +300,7 @@ impl CodeIntel {
                 None
             }
         };
-        let req = rank::Request {
+        let req = rank::QueryRequest {
             query: p.query.clone(),
             limit: p.limit,
             chunks_per_file: p.chunks_per_file,
@@ -309,9 +309,9 @@ impl CodeIntel {
         };
         let g = Arc::clone(shared);
         let graph = blocking(move || g.graph.get(&g.repo)).await?;
-        let ranking = shared
+        let answer = shared
             .ranker
-            .run(
+            .answer(
                 &store,
                 embedder,
                 &shared.config.hybrid_weights,
@@ -320,20 +320,13 @@ impl CodeIntel {
                 false,
             )
             .await?;
-        let record = DecisionRecord::query(&p.query, p.gate.session_id.clone(), &ranking);
+        let record = DecisionRecord::query(&p.query, p.gate.session_id.clone(), &answer);
         if let Err(e) = shared.sessions.log(DECISIONS_LOG, &record) {
             tracing::warn!("cannot log the decision: {e}");
         }
-        let also_check = also_check(&graph, &ranking.files);
-        let mut result = QueryResult {
-            plan: ranking.plan,
-            files: ranking.files,
-            also_check,
-            requested_kinds: ranking.requested_classes,
-            index: readiness,
-            timings: ranking.timings,
-        };
-        let (text, shown) = query_text(&mut result, max_tokens);
+        let mut result = QueryResult::new(answer, readiness);
+        let (text, shown, kept) = query_text(&result, max_tokens);
+        result.keep_shown(&kept);
         Ok(Reply::new(result, text).with_shown(shown))
     }
 }

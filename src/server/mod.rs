@@ -16,6 +16,7 @@ mod tests;
 
 pub use error::ToolError;
 pub(crate) use graph_tools::related_line;
+pub(crate) use query_text::{QUERY_MAX_TOKENS, query_reply};
 pub(crate) use wire::{Call, Reply, Shown, ToolParams};
 
 use std::sync::{Arc, RwLock};

@@ -11,18 +11,35 @@ use crate::rank::{QueryPlan, RankedFile};
 /// ten files with why they ranked and the code of the best three. Chosen on
 /// bench/agent_tasks.py, where an orienting `query` plus the reads of a task
 /// must stay within 2,500 tokens per task.
-pub(super) const QUERY_MAX_TOKENS: usize = 1200;
+pub(crate) const QUERY_MAX_TOKENS: usize = 1200;
 
 /// Files of a `query` reply that show code; the others are listed by name.
 const QUERY_CODE_FILES: usize = 3;
 
+/// The prefix of a line of code in a reply.
+const CODE_PREFIX: &str = "     | ";
+
+/// What the text of a `query` reply shows of its files, so the structured
+/// reply keeps the same ([`QueryResult::keep_shown`]).
+#[derive(Debug, Default)]
+pub(super) struct QueryShown {
+    /// Files listed (in rank order); the rest did not fit.
+    files: usize,
+    /// The first `full` files show their chunks and code; the others one
+    /// line naming the best chunk.
+    full: usize,
+    /// Lines of code shown per chunk of each full file.
+    code_lines: Vec<Vec<usize>>,
+}
+
 /// The text of a `query` reply within `max_tokens`: the plan, the best
 /// [`QUERY_CODE_FILES`] files with why they ranked, their chunks' lines,
-/// framework facts, related symbols and code, then one line per other file.
-/// `o` keeps what the text shows: files that do not fit are dropped, chunks
-/// whose code is not shown lose their content; the [`Shown`] names the
-/// files kept and the lines of code returned (only those count as read).
-pub(super) fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Shown) {
+/// framework facts, related symbols and code, then one line per other file
+/// and the "also check" list. Lays `o` out without changing it: the
+/// [`QueryShown`] says what the text shows (for the structured reply to
+/// keep the same), the [`Shown`] names the files listed and the lines of
+/// code returned (only those count as read).
+pub(super) fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown) {
     let plan = &o.plan;
     let readiness = &o.index;
     // The "also check" lines are short and the point of the reply for a
@@ -45,50 +62,43 @@ pub(super) fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Sho
         b.force(&format!("{}\n", no_results(readiness)));
     }
     let layout = Layout::new(&o.files, b.left());
-    let keep = layout.entries.len();
+    let mut kept = QueryShown {
+        files: layout.entries.len(),
+        full: layout.full,
+        code_lines: Vec::new(),
+    };
     let mut seen = Shown::default();
-    for (i, (f, h)) in o.files.iter_mut().zip(&layout.entries).enumerate() {
+    for (i, (f, h)) in o.files.iter().zip(&layout.entries).enumerate() {
         seen.name(&f.file);
+        b.push(&h[0]);
         if i >= layout.full {
-            b.push(&h[0]);
-            // The structured reply says what the line says: the best
-            // chunk's place, no code, facts or signature.
-            f.chunks.truncate(1);
-            for c in &mut f.chunks {
-                c.content.clear();
-                c.signature.clear();
-                c.meta.clear();
-                c.related.clear();
-            }
             continue;
         }
-        b.push(&h[0]);
-        for (c, line) in f.chunks.iter_mut().zip(&h[1..]) {
+        let mut shown_per_chunk = Vec::new();
+        for (c, line) in f.chunks.iter().zip(&h[1..]) {
             b.push(line);
-            let mut shown = String::new();
             let mut lines = 0;
             let mut left = layout.per_chunk;
             for l in c.content.lines() {
-                let l = format!("     | {l}\n");
+                let l = format!("{CODE_PREFIX}{l}\n");
                 let cost = super::budget::estimate_tokens(&l);
                 if cost > left || !b.push(&l) {
-                    b.push("     | …\n");
+                    b.push(&format!("{CODE_PREFIX}…\n"));
                     break;
                 }
                 left -= cost;
-                shown.push_str(&l[7..]);
                 lines += 1;
             }
-            if !shown.is_empty() {
+            if lines > 0 {
                 let start = c.start_line as usize;
                 seen.read(&f.file, start, start + lines - 1);
             }
-            c.content = shown;
+            shown_per_chunk.push(lines);
         }
+        kept.code_lines.push(shown_per_chunk);
     }
-    if keep < o.files.len() {
+    if kept.files < o.files.len() {
         b.truncated = true;
-        o.files.truncate(keep);
     }
     if !also.is_empty() {
         b.force("also check (code graph and co-change of the top files):\n");
@@ -102,7 +112,64 @@ pub(super) fn query_text(o: &mut QueryResult, max_tokens: usize) -> (String, Sho
     let text = b.finish(
         "… cut to fit max_tokens: read_file the files above, lower limit, or raise max_tokens",
     );
-    (text, seen)
+    (text, seen, kept)
+}
+
+impl QueryResult {
+    /// The reply to `query`: the answer as [`crate::rank::Ranker::answer`]
+    /// gave it, with how ready the index is.
+    pub fn new(answer: crate::rank::QueryAnswer, index: crate::index::Readiness) -> QueryResult {
+        QueryResult {
+            plan: answer.plan,
+            files: answer.files,
+            also_check: answer.also_check,
+            requested_kinds: answer.requested_classes,
+            index,
+            timings: answer.timings,
+        }
+    }
+
+    /// Keeps what the text shows ([`query_text`]): the files listed; of a
+    /// file shown in one line, its best chunk's place (no code, facts or
+    /// signature); of a full file, the lines of code shown.
+    pub(super) fn keep_shown(&mut self, kept: &QueryShown) {
+        self.files.truncate(kept.files);
+        for (i, f) in self.files.iter_mut().enumerate() {
+            if i >= kept.full {
+                f.chunks.truncate(1);
+                for c in &mut f.chunks {
+                    c.content.clear();
+                    c.signature.clear();
+                    c.meta.clear();
+                    c.related.clear();
+                }
+                continue;
+            }
+            let shown = kept.code_lines.get(i).map_or(&[][..], Vec::as_slice);
+            for (j, c) in f.chunks.iter_mut().enumerate() {
+                let n = shown.get(j).copied().unwrap_or(0);
+                c.content = c
+                    .content
+                    .lines()
+                    .take(n)
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+            }
+        }
+    }
+}
+
+/// The reply of `query` and its text within `max_tokens`, as the MCP tool
+/// gives them, for the CLI (`code-intel query`).
+pub(crate) fn query_reply(
+    answer: crate::rank::QueryAnswer,
+    index: crate::index::Readiness,
+    max_tokens: usize,
+) -> (QueryResult, String) {
+    let mut result = QueryResult::new(answer, index);
+    let (text, _, kept) = query_text(&result, max_tokens);
+    result.keep_shown(&kept);
+    (result, text)
 }
 
 /// How a `query` reply spends its budget (estimated tokens): every ranked
@@ -178,7 +245,7 @@ pub(super) fn no_results(readiness: &crate::index::Readiness) -> &'static str {
 fn also_line(i: usize, r: &crate::graph::Related) -> String {
     let mut why: Vec<String> = Vec::new();
     for e in &r.edges {
-        let kind: String = e.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+        let kind = super::graph_tools::tie_kind_text(e);
         if !why.contains(&kind) {
             why.push(kind);
         }
@@ -193,61 +260,6 @@ fn also_line(i: usize, r: &crate::graph::Related) -> String {
         r.class.name(),
         why.join(", ")
     )
-}
-
-/// Files of a `query` reply's "also check" list at most.
-const ALSO_CHECK_FILES: usize = 5;
-/// Top files of a `query` reply whose graph neighbours and co-change
-/// partners are listed under "also check".
-const ALSO_CHECK_SEEDS: usize = 3;
-/// Files of "also check" that several listed files share, at most
-/// (`graph::convergent`). Two, as measured with `bench/run.sh changeset`
-/// (bench/README.md § Change sets): all files found in koel's multi-file
-/// commits 0.238 → 0.238, filamentphp/demo's 0.450 → 0.475, and in the
-/// held-out BookStack's 0.200 → 0.259, for about 1.5 more files per reply
-/// (three gave the same on koel and demo).
-const ALSO_CHECK_CONVERGENT: usize = 2;
-/// A related file is listed under "also check" from this score (one edge
-/// of a strong kind, or co-change confidence of a third).
-const ALSO_CHECK_MIN_SCORE: f32 = 0.6;
-
-/// What the change set likely needs besides the ranked files: code-graph
-/// neighbours and co-change partners of the top files that the ranking
-/// left out (at most [`ALSO_CHECK_FILES`]), then the counterparts of every
-/// ranked file (`EditUserForm.vue` for a listed `AddUserForm.vue`:
-/// `graph::counterparts`), which are few and rarely wrong, then the files
-/// that two or more ranked files are tied to (`graph::convergent`, at most
-/// [`ALSO_CHECK_CONVERGENT`]).
-pub(super) fn also_check(
-    graph: &crate::index::CodeGraph,
-    files: &[RankedFile],
-) -> Vec<crate::graph::Related> {
-    let listed: Vec<String> = files.iter().map(|f| f.file.clone()).collect();
-    let seeds = &listed[..listed.len().min(ALSO_CHECK_SEEDS)];
-    let mut out: Vec<crate::graph::Related> =
-        crate::graph::related(&graph.graph, Some(&graph.history), seeds, 50)
-            .into_iter()
-            .filter(|r| !listed.contains(&r.file) && r.score >= ALSO_CHECK_MIN_SCORE)
-            .take(ALSO_CHECK_FILES)
-            .collect();
-    for r in crate::graph::counterparts(&graph.graph, &listed) {
-        if !out.iter().any(|o| o.file == r.file) {
-            out.push(r);
-        }
-    }
-    let shared: Vec<crate::graph::Related> = crate::graph::convergent(
-        &graph.graph,
-        Some(&graph.history),
-        &listed,
-        crate::graph::CONVERGENT_MIN_FILES,
-        usize::MAX,
-    )
-    .into_iter()
-    .filter(|r| !out.iter().any(|o| o.file == r.file))
-    .take(ALSO_CHECK_CONVERGENT)
-    .collect();
-    out.extend(shared);
-    out
 }
 
 /// The plan in one line: keywords, Japanese terms with their English
@@ -287,7 +299,7 @@ fn file_lines(i: usize, f: &RankedFile) -> Vec<String> {
         i + 1,
         f.file,
         f.class.name(),
-        reasons(f)
+        reasons(f).join(", ")
     )];
     for c in &f.chunks {
         let mut line = format!(
@@ -315,8 +327,8 @@ fn file_lines(i: usize, f: &RankedFile) -> Vec<String> {
 /// the best chunk's lines and name): files past the code-showing ones, so that
 /// a reply within the default budget names every ranked file.
 fn compact_line(i: usize, f: &RankedFile) -> String {
-    let why = reasons(f);
-    let why: Vec<&str> = why.split(", ").take(3).collect();
+    let mut why = reasons(f);
+    why.truncate(3);
     let best = f
         .chunks
         .first()
@@ -338,8 +350,8 @@ fn compact_line(i: usize, f: &RankedFile) -> String {
     )
 }
 
-/// Why a file ranked, in words.
-fn reasons(f: &RankedFile) -> String {
+/// Why a file ranked, in words, strongest signals first.
+fn reasons(f: &RankedFile) -> Vec<String> {
     let w = &f.why.features;
     let mut reasons = Vec::new();
     for (name, v) in [
@@ -364,5 +376,5 @@ fn reasons(f: &RankedFile) -> String {
     if f.why.class_prior != 0.0 {
         reasons.push(format!("{} prior {:.2}", f.class.name(), f.why.class_prior));
     }
-    reasons.join(", ")
+    reasons
 }

@@ -262,13 +262,19 @@ pub fn check_line(line: &[u8]) -> Verdict {
     }
 }
 
-/// A `tools/call` request's params: an object whose `arguments` (when
-/// given) is an object within the size limits.
+/// A `tools/call` request's params: an object with a string `name`, whose
+/// `arguments` (when given) is an object within the size limits. rmcp
+/// answers a missing `name` as an unknown method (-32601); the method is
+/// known and its params are invalid (-32602, JSON-RPC 2.0 § 5.1).
 fn check_tool_call(obj: &serde_json::Map<String, Value>, id: Value) -> Verdict {
     let params = obj.get("params");
     let args = params.and_then(|p| p.get("arguments"));
     let shape = match (params, args) {
+        (None, _) => Some("tools/call needs params with the tool's \"name\""),
         (Some(p), _) if !p.is_object() => Some("\"params\" must be an object"),
+        (Some(p), _) if !p.get("name").is_some_and(Value::is_string) => {
+            Some("\"name\" (the tool to call, a string) is missing")
+        }
         (_, Some(a)) if !a.is_object() && !a.is_null() => {
             Some("\"arguments\" must be an object of named arguments")
         }
@@ -461,6 +467,21 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":["query"]}"#,
                 -32602,
                 json!(11),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"arguments":{}}}"#,
+                -32602,
+                json!(12),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":7}}"#,
+                -32602,
+                json!(13),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":14,"method":"tools/call"}"#,
+                -32602,
+                json!(14),
             ),
             (
                 r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,

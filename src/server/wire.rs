@@ -444,10 +444,11 @@ pub struct RelevanceReply {
     pub guidance: Option<String>,
 }
 
-/// Result of `check_write_target` (a refusal is a tool error).
+/// Result of `check_write_target`: the write is allowed (a refusal is a
+/// tool error with its recovery options).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct WriteAllowed {
-    pub allowed: bool,
+    /// The file, repo-relative.
     pub file: String,
     /// For a new file: the convention its path follows.
     pub convention: Option<String>,

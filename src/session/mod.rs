@@ -28,7 +28,7 @@ pub use model::*;
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
-    use super::requirements::{Facts, assess, reason_fits, requirements, unqualified};
+    use super::requirements::{Facts, assess, reason_fits, unqualified};
     use super::*;
 
     fn slot(v: &str, q: &str) -> Slot {
@@ -139,7 +139,7 @@ mod tests {
             files_to_edit: vec![],
             slot_evidence: BTreeMap::new(),
         };
-        let req = requirements(Intent::Modify, Risk::Medium);
+        let req = Requirements::of(Intent::Modify, Risk::Medium);
         let a = assess(&req, &u, &facts);
         // ghost undefined, Auth twice, entry point not a symbol, z.py missing.
         assert_eq!(a.rejected_claims.len(), 4, "{:?}", a.rejected_claims);
@@ -165,7 +165,7 @@ mod tests {
             files_to_edit: vec![],
             slot_evidence: BTreeMap::new(),
         };
-        assert!(assess(&requirements(Intent::Modify, Risk::Low), &u, &facts).complete());
+        assert!(assess(&Requirements::of(Intent::Modify, Risk::Low), &u, &facts).complete());
         let a = assess(&req, &u, &facts);
         assert_eq!(
             a.missing.keys().collect::<Vec<_>>(),
@@ -178,7 +178,7 @@ mod tests {
         };
         assert!(assess(&req, &u, &facts).complete());
         // IMPLEMENT needs a pattern that was read.
-        let a = assess(&requirements(Intent::Implement, Risk::Low), &u, &facts);
+        let a = assess(&Requirements::of(Intent::Implement, Risk::Low), &u, &facts);
         assert!(a.missing.contains_key(&Requirement::Patterns));
         let with_pattern = Understanding {
             existing_patterns: vec![PatternClaim {
@@ -189,7 +189,7 @@ mod tests {
         };
         assert!(
             assess(
-                &requirements(Intent::Implement, Risk::Low),
+                &Requirements::of(Intent::Implement, Risk::Low),
                 &with_pattern,
                 &facts
             )
@@ -203,7 +203,7 @@ mod tests {
             ..with_pattern.clone()
         };
         let a = assess(
-            &requirements(Intent::Implement, Risk::Medium),
+            &Requirements::of(Intent::Implement, Risk::Medium),
             &new_code,
             &facts,
         );
@@ -219,7 +219,7 @@ mod tests {
             ..new_code.clone()
         };
         let a = assess(
-            &requirements(Intent::Implement, Risk::Medium),
+            &Requirements::of(Intent::Implement, Risk::Medium),
             &alters,
             &facts,
         );
@@ -229,7 +229,7 @@ mod tests {
             a.missing
         );
         let a = assess(
-            &requirements(Intent::Modify, Risk::Medium),
+            &Requirements::of(Intent::Modify, Risk::Medium),
             &new_code,
             &facts,
         );
@@ -245,7 +245,7 @@ mod tests {
             ..u.clone()
         };
         let a = assess(
-            &requirements(Intent::Modify, Risk::Low),
+            &Requirements::of(Intent::Modify, Risk::Low),
             &unread_entry,
             &facts,
         );
@@ -259,7 +259,7 @@ mod tests {
             entry_points: vec!["login".into(), "logout".into()],
             ..u
         };
-        let a = assess(&requirements(Intent::Modify, Risk::High), &two, &facts);
+        let a = assess(&Requirements::of(Intent::Modify, Risk::High), &two, &facts);
         assert!(a.missing[&Requirement::EntryPoints].contains("logout"));
     }
 
@@ -405,7 +405,10 @@ mod tests {
         o.remove("reference_checks");
         o.remove("risk_reasons");
         let old = Session::from_json(&v.to_string()).unwrap();
-        assert_eq!(old.requirements, requirements(Intent::Modify, Risk::Low));
+        assert_eq!(
+            old.requirements,
+            Requirements::of(Intent::Modify, Risk::Low)
+        );
         assert!(old.last_assessment.is_none() && old.reference_checks.is_empty());
     }
 }

@@ -1,44 +1,10 @@
-//! What READY needs: requirements by intent and risk, the check of
-//! submitted claims against the code, and which reasons open SEMANTIC
-//! (docs/sessions.md § Requirements).
+//! Whether READY's requirements are met (the requirements by intent and
+//! risk are `Requirements::of`): the check of submitted claims against the
+//! code, and which reasons open SEMANTIC (docs/sessions.md § Requirements).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::model::{
-    Assessment, Intent, Requirement, Requirements, Risk, SemanticReason, Tool, Understanding,
-};
-
-/// Requirements by intent and risk (docs/sessions.md § Requirements).
-/// MODIFY: a symbol whose definition was read, the files read, the
-/// references of what changes checked; IMPLEMENT: a symbol read, the files
-/// read, an existing pattern read. MEDIUM adds coverage (usages or tests)
-/// and, for IMPLEMENT, references; HIGH adds references of every entry
-/// point. INVESTIGATE: a symbol read. QUESTION: nothing (and never writes).
-pub fn requirements(intent: Intent, risk: Risk) -> Requirements {
-    use Requirement::*;
-    let mut needs = match intent {
-        Intent::Question => return Requirements::default(),
-        Intent::Investigate => {
-            return Requirements {
-                needs: vec![Symbols],
-                ..Requirements::default()
-            };
-        }
-        Intent::Modify => vec![Symbols, Files, EntryPoints],
-        Intent::Implement => vec![Symbols, Files, Patterns],
-    };
-    if risk >= Risk::Medium {
-        if !needs.contains(&EntryPoints) {
-            needs.push(EntryPoints);
-        }
-        needs.push(Coverage);
-    }
-    Requirements {
-        needs,
-        all_entry_points: risk == Risk::High,
-        entry_points_if_named: intent == Intent::Implement,
-    }
-}
+use super::model::{Assessment, Requirement, Requirements, SemanticReason, Tool, Understanding};
 
 /// Whether `reason` explains what is missing (docs/sessions.md): symbols →
 /// no_definition_found | architecture_unknown; entry points →

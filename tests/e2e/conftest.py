@@ -104,3 +104,16 @@ async def serve(repo: Path, env=None):
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
+
+
+def edges(related: dict) -> list[str]:
+    """A related file's ties as the text reply shows them
+    (`view ← app/Http/Controllers/X.php:18`, `sibling (parent) ← file`)."""
+    out = []
+    for e in related.get("edges", []):
+        site = e["site"]["file"] + (f":{e['site']['line']}" if e["site"]["line"] else "")
+        if e.get("sibling_of"):
+            out.append(f"sibling ({e['sibling_of']}) ← {site}")
+        else:
+            out.append(f"{e['kind']} {'→' if e['direction'] == 'out' else '←'} {site}")
+    return out

@@ -29,11 +29,12 @@ def test_init_merges_and_is_idempotent(tmp_path):
     assert "record_outcome" in (repo / ".claude/commands/outcome.md").read_text()
     settings = json.loads((repo / ".claude/settings.json").read_text())
     (hook,) = settings["hooks"]["PreToolUse"]
-    assert hook["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
+    assert hook["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash"
     assert hook["hooks"][0]["command"].endswith("hook pre-tool-use")
     assert json.loads((repo / ".cursor/mcp.json").read_text())["mcpServers"]["code-intel"]
     cfg = json.loads((repo / ".code-intel/config.json").read_text())
-    assert cfg == {"source_dirs": ["app", "config"]}  # every other key keeps its default
+    # Every other key keeps its default; with the hook, writes need a session.
+    assert cfg == {"source_dirs": ["app", "config"], "require_session": True}
     assert "created" in first
 
     second = run("init", str(repo), "--hooks", "--cursor").stdout
@@ -52,6 +53,18 @@ def test_init_merges_and_is_idempotent(tmp_path):
     entry = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["code-intel"]
     assert entry["command"] == "code-intel" and entry["args"] == ["serve", "--repo", "."], entry
 
+    # An older release's hook entry (no Bash in its matcher) is brought up
+    # to date, not duplicated; doctor says when it lags.
+    settings["hooks"]["PreToolUse"][0]["matcher"] = "Edit|Write|MultiEdit|NotebookEdit"
+    (repo / ".claude/settings.json").write_text(json.dumps(settings))
+    p = subprocess.run([BIN, "doctor", "--repo", str(repo), "--json"], capture_output=True, text=True,
+                       env=cli_env(), timeout=300)
+    hook_check = next(c for c in json.loads(p.stdout)["checks"] if c["check"] == "hook")
+    assert "Bash writes pass ungated" in hook_check["message"], hook_check
+    run("init", str(repo), "--hooks")
+    (hook,) = json.loads((repo / ".claude/settings.json").read_text())["hooks"]["PreToolUse"]
+    assert hook["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash", hook
+
 
 def hook(payload):
     t0 = time.perf_counter()
@@ -59,6 +72,17 @@ def hook(payload):
     dt = time.perf_counter() - t0
     assert p.returncode == 0, p.stderr
     return (json.loads(p.stdout) if p.stdout.strip() else None), dt
+
+
+def bash(repo, command):
+    """Claude Code's PreToolUse payload of a Bash call run in `repo`."""
+    out, _ = hook({"session_id": "cc-1", "hook_event_name": "PreToolUse", "cwd": str(repo), "tool_name": "Bash",
+                   "tool_input": {"command": command, "description": "x"}})
+    return out
+
+
+def denied(out):
+    return out is not None and out["hookSpecificOutput"].get("permissionDecision") == "deny"
 
 
 def payload(repo, tool, file):
@@ -305,7 +329,7 @@ async def test_hook_and_check_write_target_agree(tmp_path):
             for tool, path, allow_new in AGREEMENT_CASES:
                 r = await c.session.call_tool("check_write_target", {
                     "session_id": sid, "file_path": path, "allow_new_files": allow_new})
-                server_refuses = r.is_error or r.structured_content.get("allowed") is False
+                server_refuses = r.is_error
                 out, _ = hook(payload(repo, tool, path))
                 hook_denies = out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
                 decided += 1
@@ -325,3 +349,69 @@ async def test_hook_and_check_write_target_agree(tmp_path):
     # judged); its directory still takes new files.
     assert refused[("READY", "Edit", "app/Http/Controllers/InvoiceController.php")]
     assert not refused[("READY", "Write", "app/Http/Controllers/NewController.php")]
+
+
+@pytest.mark.anyio
+async def test_hook_gates_every_way_to_write(tmp_path):
+    """Bash command lines that write files are judged like Edit; malformed
+    payloads, writes without a session (require_session) and writes to
+    code-intel's own state are refused; with several open sessions a write
+    passes when one allows it, and the reply names that session."""
+    repo = make_repo(tmp_path, {"sync_on_start": False, "require_session": True})
+    # No session open: every write in the repository is refused, with the reason.
+    out, _ = hook(payload(repo, "Edit", "app/auth/service.py"))
+    assert denied(out) and "no code-intel session is open" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert denied(bash(repo, "sed -i 's/a/b/' app/auth/service.py"))
+    assert bash(repo, "ls -la && rg -n login app | head") is None  # writes nothing
+    assert bash(repo, f"echo x > {tmp_path}/outside.txt") is None  # outside the repository
+    # Malformed payloads are refused with a reason, never let through.
+    for bad in [{"cwd": str(repo), "tool_input": {"file_path": str(repo / "app/x.py")}},
+                {"cwd": str(repo), "tool_name": "Edit", "tool_input": {"file_path": 7}},
+                {"cwd": str(repo), "tool_name": "Write", "tool_input": {}},
+                {"cwd": str(repo), "tool_name": "Bash", "tool_input": {"command": ["rm", "x"]}}]:
+        out, _ = hook(bad)
+        assert denied(out) and "malformed" in out["hookSpecificOutput"]["permissionDecisionReason"], (bad, out)
+    # The gate's own state is never written by a tool call.
+    out = bash(repo, "echo '{}' > .code-intel/sessions/forged.json")
+    assert denied(out) and "code-intel's own state" in out["hookSpecificOutput"]["permissionDecisionReason"], out
+
+    async with serve(repo) as c:
+        query = "ログインでパスワードが空でも通るのを直して"
+        slots = {"target_feature": {"value": "login", "quote": "ログイン"},
+                 "desired_action": {"value": "fix", "quote": "直して"}}
+        first = (await c.call("start_session", intent="MODIFY", query=query, slots=slots))["session_id"]
+        out = bash(repo, "sed -i 's/a/b/' app/auth/service.py")
+        assert denied(out) and "READY" in out["hookSpecificOutput"]["permissionDecisionReason"], out
+        await c.call("read_file", file="app/auth/service.py", session_id=first)
+        await c.call("find_references", symbol="authenticate", session_id=first)
+        u = await c.call("submit_understanding", session_id=first, symbols_identified=["authenticate"],
+                         entry_points=["authenticate"], files_to_edit=["app/auth/service.py"])
+        assert u["phase"] == "READY", u
+        # READY for service.py: the ways to write it pass, other files do not.
+        for ok in ["sed -i 's/a/b/' app/auth/service.py",
+                   "cd app/auth && perl -pi -e 's/a/b/' service.py",
+                   "printf 'x' | tee app/auth/service.py >/dev/null",
+                   "cp /dev/null app/auth/service.py"]:
+            assert bash(repo, ok) is None, ok
+        for bad in ["cat > web/cart.js <<'EOF'\nx\nEOF",
+                    "git checkout -- web/cart.js",
+                    "rm web/cart.js",
+                    "mv web/cart.js web/cart2.js",
+                    "bash -c 'echo x >> web/cart.js'",
+                    "sed -i.bak -e 's/a/b/' app/auth/service.py web/cart.js"]:
+            out = bash(repo, bad)
+            assert denied(out) and "web/cart.js" in out["hookSpecificOutput"]["permissionDecisionReason"], (bad, out)
+
+        # A second, newer session in EXPLORATION: the write the first allows
+        # still passes, named; one neither allows is refused with both reasons.
+        second = (await c.call("start_session", intent="MODIFY", query=query, slots=slots))["session_id"]
+        out, _ = hook(payload(repo, "Edit", "app/auth/service.py"))
+        assert out is not None and not denied(out), out
+        assert first in out["hookSpecificOutput"]["additionalContext"], out
+        out, _ = hook(payload(repo, "Edit", "web/cart.js"))
+        reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+        assert denied(out) and first in reason and second in reason, out
+        for sid in (first, second):
+            await c.call("record_outcome", session_id=sid, outcome="success")
+    # Both closed: require_session refuses again.
+    assert denied(hook(payload(repo, "Edit", "app/auth/service.py"))[0])

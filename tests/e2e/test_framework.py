@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, serve
+from conftest import ROOT, edges, serve
 
 pytestmark = pytest.mark.anyio
 
@@ -258,4 +258,4 @@ async def test_find_references_resolves_laravel_call_shapes(tmp_path):
         r = await c.call("related_files", symbol="BaseRepo::update")
         assert r["seeds"] == ["app/Repos/BaseRepo.php"], r
         caller = next(f for f in r["files"] if f["file"] == "app/Repos/PageRepo.php")
-        assert "call ← app/Repos/PageRepo.php:12" in caller["edges"], caller
+        assert "call ← app/Repos/PageRepo.php:12" in edges(caller), caller

@@ -89,7 +89,7 @@ async def test_back_doors_are_shut(tmp_path):
         u = await c.call("submit_understanding", session_id=sid, symbols_identified=["OrderService::place"],
                          entry_points=["OrderService::place"], files_to_edit=["app/Services/OrderService.php"])
         assert u["phase"] == "READY", u
-        assert (await c.call("check_write_target", session_id=sid, file_path="app/Services/OrderService.php"))["allowed"]
+        assert (await c.call("check_write_target", session_id=sid, file_path="app/Services/OrderService.php"))["file"]
         # Named by analyze_structure, never read: refused.
         assert "not read" in await refused(c, "check_write_target", session_id=sid, file_path="app/Models/Order.php")
 
@@ -100,7 +100,7 @@ async def test_back_doors_are_shut(tmp_path):
             "session_id": sid, "files": ["app/Models/Order.php"], "reason": "the total is cast here"})
         assert not r.is_error and "class Order" in r.content[0].text
         assert r.structured_content["files"][0]["content"].count("\n") > 5
-        assert (await c.call("check_write_target", session_id=sid, file_path="app/Models/Order.php"))["allowed"]
+        assert (await c.call("check_write_target", session_id=sid, file_path="app/Models/Order.php"))["file"]
 
         # 5. Lock, vendored and generated files: refused even when read,
         #    unless the request names them.
@@ -114,7 +114,7 @@ async def test_back_doors_are_shut(tmp_path):
             {"target_feature": {"value": "composer.lock", "quote": "composer.lock"}},
             ["composer.lock", "app/Services/OrderService.php"], ["OrderService::place"], ["OrderService::place"],
             ["composer.lock"])
-        assert (await c.call("check_write_target", session_id=named, file_path="composer.lock"))["allowed"]
+        assert (await c.call("check_write_target", session_id=named, file_path="composer.lock"))["file"]
 
         # 6. A read file outside the understanding is not writable; adding
         #    it with a reason re-assesses the risk: a migration makes this
@@ -148,7 +148,7 @@ async def test_new_files_where_the_framework_puts_them(tmp_path):
         for f in ["app/Observers/OrderObserver.php", "app/Notifications/OrderStatusChanged.php",
                   "app/Listeners/SendOrderNotification.php"]:
             ok = await c.call("check_write_target", session_id=sid, file_path=f, allow_new_files=True)
-            assert ok["allowed"] and ok["convention"].startswith("PSR-4"), ok
+            assert ok["file"] and ok["convention"].startswith("PSR-4"), ok
         # Not a class path (lowercase directory), not a convention: refused with options.
         msg = await refused(c, "check_write_target", session_id=sid, file_path="app/observers/order_observer.php",
                             allow_new_files=True)

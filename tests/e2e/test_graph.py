@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import model_env, run_bin, serve
+from conftest import BIN, edges, model_env, run_bin, serve
 
 pytestmark = pytest.mark.anyio
 
@@ -99,7 +99,7 @@ async def test_related_files_and_also_check(tmp_path):
             ("routes/web.php", "import ←"),
         ]:
             assert want in by_file, (want, list(by_file))
-            assert any(e.startswith(edge) for e in by_file[want]["edges"]), by_file[want]
+            assert any(e.startswith(edge) for e in edges(by_file[want])), by_file[want]
         service = by_file["app/Services/OrderService.php"]
         assert service["cochange"] and service["cochange"] > 0.5 and service["cochange_commits"] == 3, service
         assert r["history_commits"] == 3 and r["graph_edges"] > 10  # the initial bulk commit is left out
@@ -112,18 +112,18 @@ async def test_related_files_and_also_check(tmp_path):
             assert m in files, files
         # Its factory, found by Laravel's naming convention (no reference).
         factory = next(f for f in r["files"] if f["file"] == "database/factories/OrderFactory.php")
-        assert any(e.startswith("convention") for e in factory["edges"]), factory
+        assert any(e.startswith("convention") for e in edges(factory)), factory
         # The factory: the seeder and the test that call `Order::factory()`,
         # each at its line.
         r = await c.call("related_files", files=["database/factories/OrderFactory.php"])
-        edges = {f["file"]: f["edges"] for f in r["files"]}
-        assert "factory ← database/seeders/DatabaseSeeder.php:9" in edges["database/seeders/DatabaseSeeder.php"], edges
-        assert "factory ← tests/Feature/OrderTest.php:12" in edges["tests/Feature/OrderTest.php"], edges
+        shown = {f["file"]: edges(f) for f in r["files"]}
+        assert "factory ← database/seeders/DatabaseSeeder.php:9" in shown["database/seeders/DatabaseSeeder.php"], shown
+        assert "factory ← tests/Feature/OrderTest.php:12" in shown["tests/Feature/OrderTest.php"], shown
         # The file that dispatches an event: the event and its listener.
         r = await c.call("related_files", files=["app/Services/Refunds.php"])
         by_file = {f["file"]: f for f in r["files"]}
         listener = by_file["app/Listeners/RestockCancelledOrder.php"]
-        assert listener["edges"] == ["listener → app/Services/Refunds.php:9"], listener
+        assert edges(listener) == ["listener → app/Services/Refunds.php:9"], listener
         assert "app/Events/OrderCancelled.php" in by_file, list(by_file)
         # A symbol: the files defining it are the seeds.
         r = await c.call("related_files", symbol="OrderService::cancel")
@@ -141,6 +141,26 @@ async def test_related_files_and_also_check(tmp_path):
         assert not listed & {a["file"] for a in s["also_check"]}
         if s["also_check"]:
             assert "also check" in q.content[0].text
+
+        # The CLI's `code-intel query` gives the same answer as the tool:
+        # the same files in the same order, the same "also check" with the
+        # same ties, and the same text below the index line.
+        for request, limit in [("cancel an order from the order page", 3),
+                               ("注文をキャンセルしたら在庫を戻す", 10),
+                               ("OrderFactory definition status", 5)]:
+            q = await c.session.call_tool("query", {"query": request, "limit": limit})
+            tool = q.structured_content
+            p = subprocess.run([BIN, "query", request, "--repo", str(repo), "-n", str(limit), "--json"],
+                               capture_output=True, text=True, env=model_env(), timeout=300)
+            assert p.returncode == 0, p.stderr
+            cli = json.loads(p.stdout)
+            assert [f["file"] for f in cli["files"]] == [f["file"] for f in tool["files"]], (request, cli, tool)
+            assert cli["also_check"] == tool["also_check"], (request, cli["also_check"], tool["also_check"])
+            p = subprocess.run([BIN, "query", request, "--repo", str(repo), "-n", str(limit)],
+                               capture_output=True, text=True, env=model_env(), timeout=300)
+            assert p.returncode == 0, p.stderr
+            assert p.stdout.split("\n", 1)[1] == q.content[0].text.split("\n", 1)[1], (p.stdout, q.content[0].text)
+        assert tool["files"], tool
 
         # A commit after the last sync: only it is mined.
         touch(repo, "app/Models/Order.php", "\n// later\n")
@@ -178,10 +198,10 @@ async def test_scripts_reach_their_endpoints_and_forms_their_counterparts(tmp_pa
         await c.call("sync_index")
         r = await c.call("related_files", files=["app/Http/Controllers/OrderController.php"])
         store = next(f for f in r["files"] if f["file"] == "resources/js/stores/orderStore.ts")
-        assert "endpoint ← resources/js/stores/orderStore.ts:5" in store["edges"], store
+        assert "endpoint ← resources/js/stores/orderStore.ts:5" in edges(store), store
         r = await c.call("related_files", files=["resources/js/stores/orderStore.ts"])
         ctl = next(f for f in r["files"] if f["file"] == "app/Http/Controllers/OrderController.php")
-        assert "endpoint → resources/js/stores/orderStore.ts:5" in ctl["edges"], ctl
+        assert "endpoint → resources/js/stores/orderStore.ts:5" in edges(ctl), ctl
         # The request is a reference of the action it reaches.
         refs = await c.call("find_references", symbol="OrderController::cancel")
         req = [x for x in refs["references"] if x["resolution"] == "request"]
@@ -194,7 +214,7 @@ async def test_scripts_reach_their_endpoints_and_forms_their_counterparts(tmp_pa
         # related_files on the action: the requesting script is a caller.
         r = await c.call("related_files", symbol="OrderController::cancel")
         store = next(f for f in r["files"] if f["file"] == "resources/js/stores/orderStore.ts")
-        assert "call ← resources/js/stores/orderStore.ts:5" in store["edges"], store
+        assert "call ← resources/js/stores/orderStore.ts:5" in edges(store), store
         r = await c.call("related_files", files=["resources/js/components/orders/CreateOrderForm.vue"])
         assert r["files"][0]["file"] == "resources/js/components/orders/EditOrderForm.vue", r["files"]
 
@@ -206,5 +226,5 @@ async def test_scripts_reach_their_endpoints_and_forms_their_counterparts(tmp_pa
         assert top in forms, top
         [other] = forms - {top}
         also = {a["file"]: a for a in s["also_check"]}
-        assert f"counterpart → {top}" in also.get(other, {}).get("edges", []), s["also_check"]
+        assert f"counterpart → {top}" in edges(also.get(other, {})), s["also_check"]
         assert "also check" in q.content[0].text and other in q.content[0].text

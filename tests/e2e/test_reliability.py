@@ -71,6 +71,7 @@ def test_malformed_requests_are_answered(tmp_path):
         b'[{"jsonrpc":"2.0","id":"batch","method":"ping"}]',
         b'{"jsonrpc":"2.0","id":"types","method":"tools/call","params":{"name":"search_text","arguments":{"pattern":7}}}',
         b'{"jsonrpc":"2.0","id":"unknown","method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}',
+        b'{"jsonrpc":"2.0","id":"noname","method":"tools/call","params":{"arguments":{}}}',
         b'{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"search_text","arguments":{"pattern":"' + b"a" * (5 * 1024 * 1024) + b'"}}}',
         b'{"jsonrpc":"2.0","id":"ping","method":"ping"}',
     ]
@@ -85,6 +86,8 @@ def test_malformed_requests_are_answered(tmp_path):
     assert any(r.get("id") is None and r.get("error", {}).get("code") == -32600 for r in replies)  # the batch
     assert by_id["types"].get("result", {}).get("isError") is True or "error" in by_id["types"], by_id["types"]
     assert "error" in by_id["unknown"], by_id["unknown"]
+    # The method exists; its params lack the tool's name: invalid params, not "method not found".
+    assert by_id["noname"]["error"]["code"] == -32602 and '"name"' in by_id["noname"]["error"]["message"], by_id["noname"]
     assert by_id["huge"]["error"]["code"] == -32600 and "bytes" in by_id["huge"]["error"]["message"]
     assert by_id["ping"]["result"] == {}
 
@@ -303,3 +306,47 @@ def test_fuzz_corpus_every_request_answered(tmp_path):
     state = answers["state"][0]["result"]
     assert state["isError"] is True and "withheld" in state["content"][0]["text"], state
     assert len(ids) > 300, len(ids)
+
+
+async def test_session_tools_confine_the_files_they_are_told_about(tmp_path):
+    """Every session tool that takes file names refuses a symlink out of
+    the repository, an absolute path elsewhere and `..`, with the reason
+    read_file gives for the same path; nothing is recorded in the session."""
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    secret = tmp_path / "secret.php"
+    secret.write_text("<?php // outside\n")
+    (repo / "link_secret.php").symlink_to(secret)
+    async with serve(repo) as c:
+        sid = (await c.call("start_session", intent="MODIFY", query="fix the login check"))["session_id"]
+        before = await c.call("get_session_status", session_id=sid)
+        for bad in ["link_secret.php", str(secret), "../secret.php", "app/../../secret.php"]:
+            cases = [
+                ("submit_understanding", {"symbols_identified": ["authenticate"], "files_analyzed": [bad]}),
+                ("submit_understanding", {"symbols_identified": ["authenticate"], "files_to_edit": [bad]}),
+                ("submit_understanding", {"symbols_identified": ["authenticate"],
+                                          "existing_patterns": [{"name": "guard", "files": [bad]}]}),
+                ("submit_semantic", {"hypotheses": [{"symbol": "authenticate", "file": bad,
+                                                     "slot_source": "target_feature", "reason": "x"}]}),
+                ("add_explored_files", {"files": [bad], "reason": "x"}),
+                ("check_write_target", {"file_path": bad, "allow_new_files": True}),
+                ("read_file", {"file": bad}),
+            ]
+            for tool, args in cases:
+                err = await c.call_error(tool, session_id=sid, **args)
+                assert "outside the repository" in err, (tool, bad, err)
+        after = await c.call("get_session_status", session_id=sid)
+        assert after["phase"] == before["phase"] == "EXPLORATION", after
+
+
+async def test_a_pathological_regex_is_refused_at_once(tmp_path):
+    """`\\w{5000}` compiles past the regex size limit: refused with the
+    limit named, at once, and the server answers the next call."""
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    async with serve(repo) as c:
+        t0 = time.perf_counter()
+        err = await c.call_error("search_text", pattern="\\w{5000}", max_results=2000, context_lines=20)
+        took = time.perf_counter() - t0
+        assert "size limit" in err and "4 MiB" in err, err
+        # Before the limit it took 16.6 s; a bound far from both keeps a noisy machine green.
+        assert took < 2.0, took
+        assert (await c.call("search_text", pattern="\\w{5}", max_results=1))["total"] >= 1

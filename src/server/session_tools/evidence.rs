@@ -10,7 +10,7 @@ use rmcp::{tool, tool_router};
 
 use super::{
     SubmitSemanticParams, SubmitUnderstandingParams, SubmitVerificationParams,
-    ValidateRelevanceParams, assessment_text, needs_text, view_text,
+    ValidateRelevanceParams, assessment_text, confine_files, needs_text, view_text,
 };
 use crate::learn::LearnedPair;
 use crate::relevance::{self, CALIBRATED};
@@ -33,8 +33,15 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SubmitUnderstandingParams>,
     ) -> Result<CallToolResult, ToolError> {
+        let mut understanding = p.understanding;
+        let repo = &self.shared.repo;
+        confine_files(repo, &mut understanding.files_analyzed)?;
+        confine_files(repo, &mut understanding.files_to_edit)?;
+        for pattern in &mut understanding.existing_patterns {
+            confine_files(repo, &mut pattern.files)?;
+        }
         let event = Event::UnderstandingSubmitted {
-            understanding: p.understanding,
+            understanding,
             semantic_reasons: p.semantic_reasons,
         };
         let (step, s) = self
@@ -187,8 +194,13 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SubmitSemanticParams>,
     ) -> Result<CallToolResult, ToolError> {
-        let hypotheses = p
-            .hypotheses
+        let mut hypotheses = p.hypotheses;
+        for h in &mut hypotheses {
+            if !h.file.is_empty() {
+                confine_files(&self.shared.repo, std::slice::from_mut(&mut h.file))?;
+            }
+        }
+        let hypotheses = hypotheses
             .into_iter()
             .map(|h| Hypothesis {
                 symbol: h.symbol,

@@ -286,6 +286,25 @@ impl session::CodeFacts for RepoFacts {
     }
 }
 
+/// Files a session claim names (`files_analyzed`, `files_to_edit`, a
+/// pattern's files, a hypothesis's file), confined like every other path
+/// argument ([`crate::repo::Repo::resolve_for_write`]: a file to be created
+/// may not exist yet) and rewritten repo-relative in place.
+///
+/// # Errors
+/// [`ToolError::InvalidArgument`] for a path outside the repository (`..`,
+/// an absolute path elsewhere, a symlink out of it) or a withheld file, with
+/// the reason `read_file` gives for the same path.
+pub(in crate::server) fn confine_files(
+    repo: &crate::repo::Repo,
+    files: &mut [String],
+) -> Result<(), ToolError> {
+    for f in files {
+        *f = repo.resolve_for_write(f)?.0;
+    }
+    Ok(())
+}
+
 impl Shared {
     /// Every definition in the repository. CPU-bound: call it through
     /// [`Shared::with_facts`].

@@ -39,11 +39,10 @@ impl CodeIntel {
             &NoFacts,
         )?;
         let text = match &convention {
-            Some(c) if !exists => format!("allowed: {rel} (new file; follows {c})"),
-            _ => format!("allowed: {rel}"),
+            Some(c) => format!("allowed: {rel} (new file; follows {c})"),
+            None => format!("allowed: {rel}"),
         };
         let out = WriteAllowed {
-            allowed: true,
             file: rel,
             convention,
         };

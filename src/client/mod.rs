@@ -1,19 +1,17 @@
 //! Client integration: `code-intel init` (config, .gitignore, .mcp.json,
-//! Claude Code commands and hook, Cursor) and the Claude Code `PreToolUse`
-//! hook that refuses writes the active session may not make.
+//! Claude Code commands and hook, Cursor); the Claude Code `PreToolUse`
+//! hook that refuses writes no open session may make is [`hook`], the
+//! files a Bash command writes [`shell`].
+
+pub mod hook;
+mod shell;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use crate::config::STATE_DIR;
-use crate::learn::SessionStore;
 use crate::repo::Repo;
-use crate::session;
-
-/// A session idle for longer than this is not treated as active by the hook
-/// (12 hours: a working day, so yesterday's abandoned session does not block).
-pub const ACTIVE_SESSION_MAX_AGE_SECS: u64 = 12 * 3600;
 
 /// Directories `init` records as `source_dirs` when they exist (Laravel,
 /// JS/TS and Python layouts).
@@ -28,8 +26,15 @@ pub const SOURCE_DIR_CANDIDATES: [&str; 8] = [
     "packages",
 ];
 
-/// Claude Code tools that write files.
-pub const WRITE_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// One file a tool call writes: absolute (joined to the payload's `cwd`,
+/// not yet resolved), and whether the call may create it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    pub path: PathBuf,
+    /// `Write`, a redirection, `cp` …: creating the file is the point, as
+    /// `allow_new_files` is for `check_write_target`.
+    pub creates: bool,
+}
 
 /// What init did (or, with `--dry-run`, would do) to one file.
 #[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
@@ -40,8 +45,8 @@ pub struct Change {
     pub action: String,
 }
 
-const CODE_MD: &str = include_str!("../assets/claude/code.md");
-const OUTCOME_MD: &str = include_str!("../assets/claude/outcome.md");
+const CODE_MD: &str = include_str!("../../assets/claude/code.md");
+const OUTCOME_MD: &str = include_str!("../../assets/claude/outcome.md");
 
 /// How a client starts the server: the command and the environment it needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,30 +102,56 @@ impl Launch {
     }
 }
 
+/// The `PreToolUse` entries of Claude Code's settings that run
+/// `code-intel hook pre-tool-use`.
+fn our_hook_entries(v: &mut Value) -> impl Iterator<Item = &mut Value> {
+    v.get_mut("hooks")
+        .and_then(|h| h.get_mut("PreToolUse"))
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e["hooks"].as_array().is_some_and(|hs| {
+                hs.iter().any(|x| {
+                    x["command"]
+                        .as_str()
+                        .is_some_and(|c| c.ends_with("hook pre-tool-use"))
+                })
+            })
+        })
+}
+
+/// The matcher of the installed write-gate hook in Claude Code's settings
+/// (`.claude/settings.json` as JSON), if one is installed.
+pub fn installed_matcher(settings: &Value) -> Option<String> {
+    let mut v = settings.clone();
+    our_hook_entries(&mut v)
+        .next()
+        .map(|e| e["matcher"].as_str().unwrap_or("").to_string())
+}
+
 /// Adds the `PreToolUse` write-gate hook running `command` to Claude
-/// Code's settings, unless a `hook pre-tool-use` hook is there already.
-fn add_hook(v: &mut serde_json::Value, command: &str) {
+/// Code's settings; an installed one gets today's matcher (an older
+/// release's left Bash out).
+fn add_hook(v: &mut Value, command: &str) {
+    let matcher = hook::matcher();
+    let mut present = false;
+    for e in our_hook_entries(v) {
+        present = true;
+        e["matcher"] = json!(matcher);
+    }
+    if present {
+        return;
+    }
     let Some(o) = v.as_object_mut() else { return };
     let hooks = o.entry("hooks").or_insert_with(|| json!({}));
     let Some(h) = hooks.as_object_mut() else {
         return;
     };
     let list = h.entry("PreToolUse").or_insert_with(|| json!([]));
-    let Some(arr) = list.as_array_mut() else {
-        return;
-    };
-    let present = arr.iter().any(|e| {
-        e["hooks"].as_array().is_some_and(|hs| {
-            hs.iter().any(|x| {
-                x["command"]
-                    .as_str()
-                    .is_some_and(|c| c.ends_with("hook pre-tool-use"))
-            })
-        })
-    });
-    if !present {
+    if let Some(arr) = list.as_array_mut() {
         arr.push(json!({
-            "matcher": WRITE_TOOLS.join("|"),
+            "matcher": matcher,
             "hooks": [{ "type": "command", "command": command, "timeout": 10 }]
         }));
     }
@@ -146,17 +177,24 @@ pub fn init(
     let mut plan: Vec<(PathBuf, String)> = Vec::new();
 
     let config = root.join(STATE_DIR).join("config.json");
-    if !config.exists() {
-        let detected: Vec<String> = SOURCE_DIR_CANDIDATES
-            .iter()
-            .filter(|d| root.join(d).is_dir())
-            .map(|d| d.to_string())
-            .collect();
+    if !config.exists() || hooks {
         // Only what init decides: every other key keeps its default, so a
         // later release's better defaults (fitted weights) reach the repo.
-        let text = serde_json::to_string_pretty(&json!({ "source_dirs": detected }))
-            .map_err(|e| e.to_string())?;
-        plan.push((config, text + "\n"));
+        plan.push(merge_json(&config, |v| {
+            if v.get("source_dirs").is_none() {
+                let detected: Vec<String> = SOURCE_DIR_CANDIDATES
+                    .iter()
+                    .filter(|d| root.join(d).is_dir())
+                    .map(|d| d.to_string())
+                    .collect();
+                v["source_dirs"] = json!(detected);
+            }
+            // With the hook installed, a write needs an open session (the
+            // hook gates; without a session it would have nothing to ask).
+            if hooks && v.get("require_session").is_none() {
+                v["require_session"] = json!(true);
+            }
+        })?);
     }
     let gitignore = root.join(".gitignore");
     let current = std::fs::read_to_string(&gitignore).unwrap_or_default();
@@ -257,106 +295,4 @@ pub fn mcp_snippet(launch: &Launch) -> String {
         "mcpServers": { "code-intel": launch.server_entry() }
     }))
     .unwrap_or_default()
-}
-
-/// The hook's decision on one Claude Code `PreToolUse` payload: `None` to
-/// allow (print nothing), or the JSON to print to deny. Never touches the
-/// model or the index.
-pub fn pre_tool_use(input: &Value) -> Option<Value> {
-    let tool = input["tool_name"].as_str()?;
-    if !WRITE_TOOLS.contains(&tool) {
-        return None;
-    }
-    let ti = &input["tool_input"];
-    let file = ti["file_path"]
-        .as_str()
-        .or_else(|| ti["notebook_path"].as_str())?;
-    let cwd = input["cwd"].as_str().map(PathBuf::from).unwrap_or_default();
-    let abs = if Path::new(file).is_absolute() {
-        PathBuf::from(file)
-    } else {
-        cwd.join(file)
-    };
-    let root = find_root(&abs).or_else(|| find_root(&cwd))?;
-    let repo = match Repo::open(&root) {
-        Ok(r) => r,
-        Err(e) => return Some(deny(&format!("code-intel refuses {tool} on {file}: {e}"))),
-    };
-    let store = SessionStore::new(&repo.state_dir());
-    let s = match store.active(ACTIVE_SESSION_MAX_AGE_SECS) {
-        Ok(s) => s?,
-        // A session file that cannot be read: the gate cannot decide, so the
-        // write is refused rather than let through.
-        Err(e) => return Some(deny(&format!("code-intel refuses {tool} on {file}: {e}"))),
-    };
-    // Resolve the target like check_write_target: the file, or (for a new
-    // file, perhaps in new directories) its nearest existing ancestor, must
-    // be inside the repository. What cannot be resolved is refused.
-    let exists = abs.is_file();
-    let Some(canon) = resolve_target(&abs) else {
-        return Some(deny(&format!(
-            "code-intel refuses {tool} on {file}: the path cannot be resolved. Recovery: use a path inside the repository."
-        )));
-    };
-    if !canon.starts_with(repo.root()) {
-        return None;
-    }
-    let rel = repo.rel(&canon);
-    // Write creates files: treat it as allow_new_files, as /code tells the agent to.
-    let allow_new = tool == "Write";
-    let target = crate::framework::conventions::write_target(&repo, &rel, exists, allow_new);
-    let refusal = session::check_write(&s, &target).err()?;
-    let reason = format!(
-        "code-intel session {} ({:?}) refuses {tool} on {rel}: {} Recovery: {}.",
-        s.id,
-        s.phase,
-        refusal.reason,
-        refusal.recovery_options.join(", ")
-    );
-    Some(deny(&reason))
-}
-
-/// `abs` with symlinks resolved: the file itself when it exists, else its
-/// nearest existing ancestor canonicalised with the missing components
-/// appended (`app/Observers/OrderObserver.php` before `app/Observers/`
-/// exists). `None` when no ancestor resolves or a missing component is
-/// `..` or `.`.
-fn resolve_target(abs: &Path) -> Option<PathBuf> {
-    if let Ok(c) = abs.canonicalize() {
-        return Some(c);
-    }
-    let mut missing = Vec::new();
-    for dir in abs.ancestors() {
-        if let Ok(base) = dir.canonicalize() {
-            let mut out = base;
-            for part in missing.iter().rev() {
-                out.push(part);
-            }
-            return Some(out);
-        }
-        match dir.components().next_back()? {
-            std::path::Component::Normal(name) => missing.push(name.to_os_string()),
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// The hook's deny decision (Claude Code's PreToolUse output).
-fn deny(reason: &str) -> Value {
-    json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    })
-}
-
-/// The nearest ancestor directory (inclusive) holding `.code-intel/`.
-fn find_root(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .find(|d| d.join(STATE_DIR).is_dir())
-        .map(Path::to_path_buf)
 }

@@ -217,16 +217,16 @@ impl SessionStore {
         Ok((out, s))
     }
 
-    /// The active session: the most recently updated one without an
-    /// outcome, updated within `max_age_secs`. Reads files only (no model,
-    /// no index), so a hook can call it in milliseconds.
+    /// The open sessions, newest first: those without an outcome updated
+    /// within `max_age_secs`. Reads files only (no model, no index), so a
+    /// hook can call it in milliseconds.
     ///
     /// # Errors
     /// A session file that cannot be parsed (the hook must not guess).
-    pub fn active(&self, max_age_secs: u64) -> Result<Option<Session>, LearnError> {
+    pub fn open_sessions(&self, max_age_secs: u64) -> Result<Vec<Session>, LearnError> {
         let now = now_secs();
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let mut newest: Vec<(std::time::SystemTime, PathBuf)> = entries
             .flatten()
@@ -234,6 +234,7 @@ impl SessionStore {
             .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
             .collect();
         newest.sort_by_key(|e| std::cmp::Reverse(e.0));
+        let mut open = Vec::new();
         for (_, p) in newest {
             let Ok(text) = std::fs::read_to_string(&p) else {
                 continue;
@@ -243,11 +244,12 @@ impl SessionStore {
                 message: e.to_string(),
                 quarantined: "(left in place)".into(),
             })?;
-            if s.outcome.is_none() {
-                return Ok((now.saturating_sub(s.updated_at) <= max_age_secs).then_some(s));
+            if s.outcome.is_none() && now.saturating_sub(s.updated_at) <= max_age_secs {
+                open.push(s);
             }
         }
-        Ok(None)
+        open.sort_by_key(|s| std::cmp::Reverse(s.updated_at));
+        Ok(open)
     }
 
     /// Appends one JSON record to `logs/<name>.jsonl`: serialised first,

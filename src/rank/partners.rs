@@ -1,0 +1,125 @@
+//! The second stage of the ranking and the reply's "also check" list, from
+//! one [`graph::related`] call over the files the first stage ranks best:
+//! their code-graph neighbours and co-change partners become the `graph`
+//! and `cochange` features of every candidate (the graph stage), and the
+//! strong ones the ranking left out are what the change likely needs too.
+
+use std::collections::HashMap;
+
+use super::fuse::best_first;
+use super::{HybridWeights, RankedFile, Why};
+use crate::classify::{self, FileClass};
+use crate::graph::{self, Related};
+use crate::index::CodeGraph;
+
+/// Files the first stage ranks best whose graph neighbours and co-change
+/// partners are read: for the `graph` and `cochange` features and for the
+/// reply's "also check" list (fewer when the request asks for fewer files).
+const GRAPH_SEEDS: usize = 3;
+
+/// Related files of the seeds [`graph::related`] is asked for.
+const RELATED_LIMIT: usize = 50;
+
+/// Files of a `query` reply's "also check" list from the seeds' related
+/// files, at most.
+const ALSO_CHECK_FILES: usize = 5;
+/// Files of "also check" that several listed files share, at most
+/// (`graph::convergent`). Two, as measured with `bench/run.sh changeset`
+/// (bench/README.md § Change sets): all files found in koel's multi-file
+/// commits 0.238 → 0.238, filamentphp/demo's 0.450 → 0.475, and in the
+/// held-out BookStack's 0.200 → 0.259, for about 1.5 more files per reply
+/// (three gave the same on koel and demo).
+const ALSO_CHECK_CONVERGENT: usize = 2;
+/// A related file is listed under "also check" from this score (one edge
+/// of a strong kind, or co-change confidence of a third).
+const ALSO_CHECK_MIN_SCORE: f32 = 0.6;
+
+/// The related files of the first stage's best files (`ranked`, best
+/// first): the best [`GRAPH_SEEDS`], or `limit` when fewer are asked for.
+pub(super) fn seed_partners(g: &CodeGraph, ranked: &[RankedFile], limit: usize) -> Vec<Related> {
+    let seeds: Vec<String> = ranked
+        .iter()
+        .take(GRAPH_SEEDS.min(limit))
+        .map(|f| f.file.clone())
+        .collect();
+    graph::related(&g.graph, Some(&g.history), &seeds, RELATED_LIMIT)
+}
+
+/// The second stage: every candidate's edges to and co-change with the
+/// seeds (`partners`) enter its score; neighbours that were not candidates
+/// join with those features alone (no chunk matched them). `ranked` is
+/// best first again after it.
+pub(super) fn graph_stage(
+    ranked: &mut Vec<RankedFile>,
+    partners: &[Related],
+    weights: &HybridWeights,
+    requested: &[FileClass],
+) {
+    let mut index: HashMap<String, usize> = ranked
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.file.clone(), i))
+        .collect();
+    for r in partners {
+        let i = *index.entry(r.file.clone()).or_insert_with(|| {
+            let class = classify::classify_path(&r.file);
+            ranked.push(RankedFile {
+                file: r.file.clone(),
+                class: class.class,
+                score: 0.0,
+                why: Why {
+                    features: super::Features::default(),
+                    cosine: 0.0,
+                    class_prior: 0.0,
+                    class_reason: class.reason,
+                },
+                chunks: Vec::new(),
+            });
+            ranked.len() - 1
+        });
+        let file = &mut ranked[i];
+        file.why.features.graph = r.edge_score.min(1.0);
+        file.why.features.cochange = r.cochange.unwrap_or(0.0);
+        file.rescore(weights, requested);
+    }
+    best_first(ranked);
+}
+
+/// What the change likely needs besides the listed files: the seeds'
+/// related files (`partners`) that the ranking left out, from
+/// [`ALSO_CHECK_MIN_SCORE`] (at most [`ALSO_CHECK_FILES`]), then the
+/// counterparts of every listed file (`EditUserForm.vue` for a listed
+/// `AddUserForm.vue`: `graph::counterparts`), which are few and rarely
+/// wrong, then the files that two or more listed files are tied to
+/// (`graph::convergent`, at most [`ALSO_CHECK_CONVERGENT`]).
+pub(super) fn also_check(
+    g: &CodeGraph,
+    partners: &[Related],
+    files: &[RankedFile],
+) -> Vec<Related> {
+    let listed: Vec<String> = files.iter().map(|f| f.file.clone()).collect();
+    let mut out: Vec<Related> = partners
+        .iter()
+        .filter(|r| !listed.contains(&r.file) && r.score >= ALSO_CHECK_MIN_SCORE)
+        .take(ALSO_CHECK_FILES)
+        .cloned()
+        .collect();
+    for r in graph::counterparts(&g.graph, &listed) {
+        if !out.iter().any(|o| o.file == r.file) {
+            out.push(r);
+        }
+    }
+    let shared: Vec<Related> = graph::convergent(
+        &g.graph,
+        Some(&g.history),
+        &listed,
+        graph::CONVERGENT_MIN_FILES,
+        usize::MAX,
+    )
+    .into_iter()
+    .filter(|r| !out.iter().any(|o| o.file == r.file))
+    .take(ALSO_CHECK_CONVERGENT)
+    .collect();
+    out.extend(shared);
+    out
+}
