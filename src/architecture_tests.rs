@@ -497,3 +497,29 @@ fn no_rendered_text_is_parsed_back() {
         parsed_back(&planted)
     );
 }
+
+/// Lines of a source file before its test module, at most: past it a file
+/// is split by what its parts own (each file says what it owns in its
+/// `//!` line, STYLE.md § Habits).
+const MAX_FILE_LINES: usize = 700;
+
+#[test]
+fn no_source_file_is_over_the_line_limit() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut long = Vec::new();
+    for (rel, _) in sources(&src) {
+        let name = rel.rsplit('/').next().unwrap_or(&rel);
+        if name == "tests.rs" || rel == "architecture_tests.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(src.join(&rel)).unwrap();
+        let lines = text.lines().take_while(|l| !l.starts_with("#[cfg(test)]")).count();
+        if lines > MAX_FILE_LINES {
+            long.push(format!("{rel}: {lines} lines"));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "over {MAX_FILE_LINES} lines before the tests: {long:?}"
+    );
+}

@@ -247,7 +247,9 @@ fn verdict(tool: &str, rel: &str, sessions: &[Session], target: &session::WriteT
 /// nearest existing ancestor canonicalised with the missing components
 /// appended (`app/Observers/OrderObserver.php` before `app/Observers/`
 /// exists). `None` when no ancestor resolves or a missing component is
-/// `..` or `.`.
+/// `..` or `.`. Not `Repo::resolve_for_write`: that refuses every path
+/// outside the root, and a file outside every repository is not the hook's
+/// to refuse (`/tmp/out.txt`); inside, the same rules apply.
 fn resolve_target(abs: &Path) -> Option<PathBuf> {
     if let Ok(c) = abs.canonicalize() {
         return Some(c);

@@ -25,8 +25,17 @@ use tree_sitter::{Node, Parser};
 
 use super::Write;
 
-/// Commands that run the command after them (their own options first).
-const PREFIX_COMMANDS: [&str; 7] = ["sudo", "env", "command", "nohup", "time", "nice", "exec"];
+/// Commands that run the command after them, with their options that take
+/// a value as the next word (`sudo -u www-data sed -i …`, `nice -n 5 …`).
+const PREFIX_COMMANDS: [(&str, &[&str]); 7] = [
+    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"]),
+    ("env", &["-u", "-C", "-S"]),
+    ("command", &[]),
+    ("nohup", &[]),
+    ("time", &["-f", "-o"]),
+    ("nice", &["-n"]),
+    ("exec", &["-a"]),
+];
 
 /// The files `command` writes, run from `cwd` (absolute paths, not
 /// resolved), in the order the command line names them. A line that does
@@ -183,17 +192,22 @@ fn read_command(node: Node, src: &[u8], cwd: &mut PathBuf, out: &mut Vec<Write>,
     // `sudo -u x sed -i …`, `env A=1 tee f`: the command after the prefix.
     while let Some(Some(first)) = argv.first() {
         let base = first.rsplit('/').next().unwrap_or(first);
-        if !PREFIX_COMMANDS.contains(&base) {
+        let Some((_, valued)) = PREFIX_COMMANDS.iter().find(|(name, _)| *name == base) else {
             break;
+        };
+        // Its options (and their values) and `NAME=value` assignments, up to
+        // the command it runs.
+        let mut skip = 1;
+        while let Some(Some(a)) = argv.get(skip) {
+            if valued.contains(&a.as_str()) {
+                skip += 2;
+            } else if a.starts_with('-') || a.contains('=') {
+                skip += 1;
+            } else {
+                break;
+            }
         }
-        let skip = argv[1..]
-            .iter()
-            .position(|a| {
-                a.as_deref()
-                    .is_none_or(|a| !(a.starts_with('-') || a.contains('=')))
-            })
-            .map_or(argv.len(), |i| i + 1);
-        argv.drain(..skip);
+        argv.drain(..skip.min(argv.len()));
     }
     let Some(Some(first)) = argv.first() else {
         return;
