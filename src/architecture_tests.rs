@@ -513,7 +513,10 @@ fn no_source_file_is_over_the_line_limit() {
             continue;
         }
         let text = std::fs::read_to_string(src.join(&rel)).unwrap();
-        let lines = text.lines().take_while(|l| !l.starts_with("#[cfg(test)]")).count();
+        let lines = text
+            .lines()
+            .take_while(|l| !l.starts_with("#[cfg(test)]"))
+            .count();
         if lines > MAX_FILE_LINES {
             long.push(format!("{rel}: {lines} lines"));
         }

@@ -28,7 +28,10 @@ use super::Write;
 /// Commands that run the command after them, with their options that take
 /// a value as the next word (`sudo -u www-data sed -i …`, `nice -n 5 …`).
 const PREFIX_COMMANDS: [(&str, &[&str]); 7] = [
-    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"]),
+    (
+        "sudo",
+        &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
+    ),
     ("env", &["-u", "-C", "-S"]),
     ("command", &[]),
     ("nohup", &[]),
