@@ -110,7 +110,7 @@ pub async fn query_cmd(repo: &Path, query: &str, args: QueryArgs, json: bool) ->
         )
         .await?;
     let readiness = index::readiness(&repo, &Progress::default(), &config);
-    let (result, text) = crate::server::query_reply(answer, readiness, args.max_tokens);
+    let (result, text, _) = crate::server::query_reply(answer, readiness, args.max_tokens);
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;

@@ -9,6 +9,7 @@
 //! cannot parse, a path it cannot resolve is refused with the reason, never
 //! let through (docs/sessions.md § The write hook).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -131,8 +132,9 @@ pub fn pre_tool_use(input: &Value) -> Decision {
         _ => return Decision::Allow,
     };
     let mut allowed_by = Vec::new();
+    let mut repos = HashMap::new();
     for w in &writes {
-        match judge(tool, w, &cwd) {
+        match judge(tool, w, &cwd, &mut repos) {
             Decision::Deny(reason) => return Decision::Deny(reason),
             Decision::AllowedBy(s) if !allowed_by.contains(&s) => allowed_by.push(s),
             _ => {}
@@ -151,25 +153,61 @@ fn malformed(what: &str) -> Decision {
     ))
 }
 
-/// The decision on one written file.
-fn judge(tool: &str, w: &Write, cwd: &Path) -> Decision {
+/// What the hook reads of one repository, once per call whatever the number
+/// of files the call writes there: its config, and its open sessions when a
+/// write inside it needs them.
+struct RepoState {
+    config: Config,
+    repo: Repo,
+    sessions: Option<Result<Vec<Session>, String>>,
+}
+
+impl RepoState {
+    /// The repository at `root`, or why it cannot be read.
+    fn load(root: &Path) -> Result<RepoState, String> {
+        let config = Config::load(root).map_err(|e| {
+            format!("{e}. Recovery: fix .code-intel/config.json (`code-intel doctor` names the problem).")
+        })?;
+        let repo = Repo::open(root)
+            .map_err(|e| e.to_string())?
+            .with_sensitive_patterns(&config.sensitive_patterns);
+        Ok(RepoState {
+            config,
+            repo,
+            sessions: None,
+        })
+    }
+}
+
+/// The open sessions of `repo`, newest first. A session file that cannot be
+/// read is an error: the gate cannot decide, so the write is refused rather
+/// than let through.
+fn open_sessions(repo: &Repo) -> Result<Vec<Session>, String> {
+    SessionStore::new(&repo.state_dir())
+        .open_sessions(ACTIVE_SESSION_MAX_AGE_SECS)
+        .map_err(|e| e.to_string())
+}
+
+/// The decision on one written file; `repos` keeps what was read of each
+/// repository (by root) for the call's other files.
+fn judge(
+    tool: &str,
+    w: &Write,
+    cwd: &Path,
+    repos: &mut HashMap<PathBuf, Result<RepoState, String>>,
+) -> Decision {
     let shown = w.path.display();
     let Some(root) = find_root(&w.path).or_else(|| find_root(cwd)) else {
         return Decision::Allow;
     };
     let refuse =
         |why: String| Decision::Deny(format!("code-intel refuses {tool} on {shown}: {why}"));
-    let config = match Config::load(&root) {
-        Ok(c) => c,
-        Err(e) => {
-            return refuse(format!(
-                "{e}. Recovery: fix .code-intel/config.json (`code-intel doctor` names the problem)."
-            ));
-        }
-    };
-    let repo = match Repo::open(&root) {
-        Ok(r) => r.with_sensitive_patterns(&config.sensitive_patterns),
-        Err(e) => return refuse(e.to_string()),
+    let state = match repos
+        .entry(root)
+        .or_insert_with_key(|root| RepoState::load(root))
+    {
+        Ok(state) => state,
+        Err(why) => return refuse(why.clone()),
     };
     // Resolve the target like check_write_target: the file, or (for a new
     // file, perhaps in new directories) its nearest existing ancestor, must
@@ -179,22 +217,24 @@ fn judge(tool: &str, w: &Write, cwd: &Path) -> Decision {
             "the path cannot be resolved. Recovery: use a path inside the repository.".into(),
         );
     };
-    if !canon.starts_with(repo.root()) {
+    if !canon.starts_with(state.repo.root()) {
         return Decision::Allow;
     }
-    let rel = repo.rel(&canon);
+    let rel = state.repo.rel(&canon);
     if rel == STATE_DIR || rel.starts_with(&format!("{STATE_DIR}/")) {
         return refuse(format!(
             "`{rel}` is code-intel's own state (sessions, index, logs); no tool call writes it. Recovery: use the MCP tools (record_outcome, revert_to_exploration, sync_index)."
         ));
     }
-    let sessions =
-        match SessionStore::new(&repo.state_dir()).open_sessions(ACTIVE_SESSION_MAX_AGE_SECS) {
-            Ok(s) => s,
-            // A session file that cannot be read: the gate cannot decide, so the
-            // write is refused rather than let through.
-            Err(e) => return refuse(e.to_string()),
-        };
+    let RepoState {
+        config,
+        repo,
+        sessions,
+    } = state;
+    let sessions = match sessions.get_or_insert_with(|| open_sessions(repo)) {
+        Ok(s) => s,
+        Err(why) => return refuse(why.clone()),
+    };
     if sessions.is_empty() {
         return if config.require_session {
             Decision::Deny(format!(
@@ -205,8 +245,8 @@ fn judge(tool: &str, w: &Write, cwd: &Path) -> Decision {
         };
     }
     let target =
-        crate::framework::conventions::write_target(&repo, &rel, canon.is_file(), w.creates);
-    verdict(tool, &rel, &sessions, &target)
+        crate::framework::conventions::write_target(repo, &rel, canon.is_file(), w.creates);
+    verdict(tool, &rel, sessions, &target)
 }
 
 /// Allowed when one open session allows the write (named when several are

@@ -102,31 +102,25 @@ impl Launch {
     }
 }
 
-/// The `PreToolUse` entries of Claude Code's settings that run
+/// Whether a `PreToolUse` entry of Claude Code's settings runs
 /// `code-intel hook pre-tool-use`.
-fn our_hook_entries(v: &mut Value) -> impl Iterator<Item = &mut Value> {
-    v.get_mut("hooks")
-        .and_then(|h| h.get_mut("PreToolUse"))
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-        .filter(|e| {
-            e["hooks"].as_array().is_some_and(|hs| {
-                hs.iter().any(|x| {
-                    x["command"]
-                        .as_str()
-                        .is_some_and(|c| c.ends_with("hook pre-tool-use"))
-                })
-            })
+fn runs_our_hook(entry: &Value) -> bool {
+    entry["hooks"].as_array().is_some_and(|hs| {
+        hs.iter().any(|x| {
+            x["command"]
+                .as_str()
+                .is_some_and(|c| c.ends_with("hook pre-tool-use"))
         })
+    })
 }
 
 /// The matcher of the installed write-gate hook in Claude Code's settings
 /// (`.claude/settings.json` as JSON), if one is installed.
 pub fn installed_matcher(settings: &Value) -> Option<String> {
-    let mut v = settings.clone();
-    our_hook_entries(&mut v)
-        .next()
+    settings["hooks"]["PreToolUse"]
+        .as_array()?
+        .iter()
+        .find(|e| runs_our_hook(e))
         .map(|e| e["matcher"].as_str().unwrap_or("").to_string())
 }
 
@@ -136,7 +130,11 @@ pub fn installed_matcher(settings: &Value) -> Option<String> {
 fn add_hook(v: &mut Value, command: &str) {
     let matcher = hook::matcher();
     let mut present = false;
-    for e in our_hook_entries(v) {
+    let entries = v
+        .get_mut("hooks")
+        .and_then(|h| h.get_mut("PreToolUse"))
+        .and_then(Value::as_array_mut);
+    for e in entries.into_iter().flatten().filter(|e| runs_our_hook(e)) {
         present = true;
         e["matcher"] = json!(matcher);
     }

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::budget::{Budget, check_max_tokens};
-use super::query_text::{QUERY_MAX_TOKENS, no_results, query_text};
+use super::query_text::{QUERY_MAX_TOKENS, no_results, query_reply};
 use super::wire::{QueryResult, SemanticResult, SyncResult};
 use super::{CodeIntel, Reply, SessionGate, Shared, Shown, ToolError, ToolParams, blocking};
 use crate::classify::FileClass;
@@ -324,9 +324,7 @@ impl CodeIntel {
         if let Err(e) = shared.sessions.log(DECISIONS_LOG, &record) {
             tracing::warn!("cannot log the decision: {e}");
         }
-        let mut result = QueryResult::new(answer, readiness);
-        let (text, shown, kept) = query_text(&result, max_tokens);
-        result.keep_shown(&kept);
+        let (result, text, shown) = query_reply(answer, readiness, max_tokens);
         Ok(Reply::new(result, text).with_shown(shown))
     }
 }

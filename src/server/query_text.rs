@@ -22,7 +22,7 @@ const CODE_PREFIX: &str = "     | ";
 /// What the text of a `query` reply shows of its files, so the structured
 /// reply keeps the same ([`QueryResult::keep_shown`]).
 #[derive(Debug, Default)]
-pub(super) struct QueryShown {
+struct QueryShown {
     /// Files listed (in rank order); the rest did not fit.
     files: usize,
     /// The first `full` files show their chunks and code; the others one
@@ -39,7 +39,7 @@ pub(super) struct QueryShown {
 /// [`QueryShown`] says what the text shows (for the structured reply to
 /// keep the same), the [`Shown`] names the files listed and the lines of
 /// code returned (only those count as read).
-pub(super) fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown) {
+fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown) {
     let plan = &o.plan;
     let readiness = &o.index;
     // The "also check" lines are short and the point of the reply for a
@@ -132,7 +132,7 @@ impl QueryResult {
     /// Keeps what the text shows ([`query_text`]): the files listed; of a
     /// file shown in one line, its best chunk's place (no code, facts or
     /// signature); of a full file, the lines of code shown.
-    pub(super) fn keep_shown(&mut self, kept: &QueryShown) {
+    fn keep_shown(&mut self, kept: &QueryShown) {
         self.files.truncate(kept.files);
         for (i, f) in self.files.iter_mut().enumerate() {
             if i >= kept.full {
@@ -159,17 +159,18 @@ impl QueryResult {
     }
 }
 
-/// The reply of `query` and its text within `max_tokens`, as the MCP tool
-/// gives them, for the CLI (`code-intel query`).
+/// The reply of `query` (the structured result, its text within
+/// `max_tokens`, what the text showed): what the MCP tool and the CLI
+/// (`code-intel query`) give.
 pub(crate) fn query_reply(
     answer: crate::rank::QueryAnswer,
     index: crate::index::Readiness,
     max_tokens: usize,
-) -> (QueryResult, String) {
+) -> (QueryResult, String, Shown) {
     let mut result = QueryResult::new(answer, index);
-    let (text, _, kept) = query_text(&result, max_tokens);
+    let (text, shown, kept) = query_text(&result, max_tokens);
     result.keep_shown(&kept);
-    (result, text)
+    (result, text, shown)
 }
 
 /// How a `query` reply spends its budget (estimated tokens): every ranked
