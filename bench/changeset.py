@@ -18,10 +18,16 @@ Measured, with the real binary over MCP:
   best any re-ranking of today's candidates could reach;
 - the BM25 baseline (bench/retrieval.py's, over `rg` counts) on the same
   commits: recall@10, MRR, and "all found" within as many files as the
-  product showed for that commit.
+  product showed for that commit;
+- tests: the share of the test files a commit changed (existing at the
+  snapshot) that the reply's `tests` line names.
 
     bench/run.sh changeset REPO --at 2026-03-01 [--until 2026-06-01] [--max 150]
-        [--json rows.json]
+        [--tickets bench/sets/NAME-tickets.tsv [--split dev|frozen|all]] [--json rows.json]
+
+Requests are the commits' subjects, or with `--tickets` the task-style
+requests written from their diffs (English and Japanese; bench/README.md §
+Change sets), reported per language.
 
 REPO is checked out at the snapshot by the script (a detached HEAD); run it
 on a clone you do not work in.
@@ -50,6 +56,9 @@ POOL_RANKED = 30
 POOL_RELATED = 50
 # Ranked files whose related files the rows keep (`neighbours`).
 DETAIL_SEEDS = 10
+# The reply's top files one `related_files` call is made on (the agent's
+# next step the "all found" line counts).
+RELATED_SEEDS = 3
 
 
 async def run(repo, queries, bm25):
@@ -73,7 +82,8 @@ async def run(repo, queries, bm25):
                 related = []
                 t0 = time.perf_counter()
                 if reply["files"]:
-                    rel = await call(s, "related_files", {"files": [reply["files"][0]["file"]]})
+                    top = [f["file"] for f in reply["files"][:RELATED_SEEDS]]
+                    rel = await call(s, "related_files", {"files": top})
                     related = [f["file"] for f in rel["files"]]
                 related_ms = (time.perf_counter() - t0) * 1000
                 full = await call(s, "query", {"query": q.query, "limit": POOL_RANKED, "max_tokens": 20000,
@@ -86,17 +96,21 @@ async def run(repo, queries, bm25):
                     pool |= {f["file"] for f in wide["files"]}
                 # What a selection rule could use, for replaying rules
                 # offline over the rows (--json): the top DETAIL_SEEDS ranked
-                # files' related files, each with its score, edge score and
-                # co-change confidence.
+                # files' related files, each with its score, edge score,
+                # co-change confidence and the kinds of its ties.
                 neighbours = {}
                 for f in ranked[:DETAIL_SEEDS]:
                     rel = await call(s, "related_files", {"files": [f], "limit": POOL_RANKED})
-                    neighbours[f] = [[g["file"], g["score"], g["edge_score"], g.get("cochange") or 0.0]
+                    neighbours[f] = [[g["file"], g["score"], g["edge_score"], g.get("cochange") or 0.0,
+                                      sorted({t["kind"] for t in g.get("edges", [])})]
                                      for g in rel["files"]]
                 seen = list(dict.fromkeys(shown + related))
                 b = bm25.rank(q.query)
+                tests = [t["file"] for t in reply.get("tests", [])]
                 rows.append({
                     "commit": q.commit,
+                    "lang": q.lang,
+                    "split": q.split,
                     "query": q.query,
                     "relevant": q.relevant,
                     "multi": len(q.relevant) > 1,
@@ -110,9 +124,13 @@ async def run(repo, queries, bm25):
                     "all_in_pool": set(q.relevant) <= set(seen) | pool,
                     "all_in_reply": set(q.relevant) <= set(shown),
                     "shown": len(seen),
+                    "reply_shown": len(shown),
+                    "tests_expected": q.tests,
+                    "tests_listed": tests,
                     "query_metrics": metrics(ranked[:10], q.relevant),
                     "bm25": metrics(b, q.relevant),
                     "bm25_all_found": set(q.relevant) <= set(b[: len(seen)]),
+                    "bm25_reply_found": set(q.relevant) <= set(b[: len(shown)]),
                     "related_ms": related_ms,
                     "ranked": [[f["file"], f["score"]] for f in full["files"]],
                     "neighbours": neighbours,
@@ -123,18 +141,30 @@ async def run(repo, queries, bm25):
 def report(name, rows):
     multi = [r for r in rows if r["multi"]]
     mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")
-    print(f"\n{name}: {len(rows)} commits, {len(multi)} touching several files")
+    print(f"\n{name}: {len(rows)} requests, {len(multi)} touching several files")
     print(f"{'':<36}{'query':>10}{'bm25':>10}")
+    print(f"{'all found (reply alone)':<36}{mean([r['all_in_reply'] for r in multi]):>10.3f}"
+          f"{mean([r['bm25_reply_found'] for r in multi]):>10.3f}")
+    print(f"{'files shown by the reply (mean)':<36}{mean([r['reply_shown'] for r in multi]):>10.1f}")
     print(f"{'all found (reply + related_files)':<36}{mean([r['all_found'] for r in multi]):>10.3f}"
           f"{mean([r['bm25_all_found'] for r in multi]):>10.3f}")
-    print(f"{'all found (reply alone)':<36}{mean([r['all_in_reply'] for r in multi]):>10.3f}")
     print(f"{'ceiling: all in the candidate pools':<36}{mean([r['all_in_pool'] for r in multi]):>10.3f}")
     covered = [len(set(r["relevant"]) & set(r["reply_files"] + r["also_check"] + r["related"])) / len(r["relevant"])
                for r in multi]
     print(f"{'share of files found (same)':<36}{mean(covered):>10.3f}")
-    print(f"{'files shown (mean)':<36}{mean([r['shown'] for r in multi]):>10.1f}")
-    for k in ("recall@10", "mrr"):
+    print(f"{'files shown with it (mean)':<36}{mean([r['shown'] for r in multi]):>10.1f}")
+    for k in ("recall@1", "recall@10", "mrr"):
         print(f"{k:<36}{mean([r['query_metrics'][k] for r in rows]):>10.3f}{mean([r['bm25'][k] for r in rows]):>10.3f}")
+    # A commit that rewrites a test suite (100 files) says nothing about
+    # which tests a change needs: as for source files, at most
+    # sets.MAX_RELEVANT count.
+    tested = [r for r in rows if 0 < len(r["tests_expected"]) <= sets.MAX_RELEVANT]
+    if tested:
+        named = sum(len(set(r["tests_expected"]) & set(r["tests_listed"])) for r in tested)
+        total = sum(len(r["tests_expected"]) for r in tested)
+        listed = mean([len(r["tests_listed"]) for r in rows])
+        print(f"{'tests line: changed tests named':<36}{named:>6} / {total}  ({len(tested)} requests; "
+              f"{listed:.1f} tests listed per reply)")
     ms = sorted(r["related_ms"] for r in rows)
     if ms:
         print(f"{'related_files p50 (client, ms)':<36}{ms[len(ms) // 2]:>10.0f}")
@@ -166,12 +196,17 @@ def main():
     ap.add_argument("--at", required=True, help="snapshot: the last commit before this date (YYYY-MM-DD)")
     ap.add_argument("--until", help="queries: commits before this date (default: all after the snapshot)")
     ap.add_argument("--max", type=int, default=150, help="commits at most (oldest first)")
+    ap.add_argument("--tickets", type=Path, help="task-style requests (bench/sets/*-tickets.tsv) instead of subjects")
+    ap.add_argument("--split", default="dev", choices=("dev", "frozen", "all"), help="which tickets")
     ap.add_argument("--json", type=Path, help="write per-commit rows here")
     a = ap.parse_args()
     repo = a.repo.resolve()
     tip = sets.tip(repo)
     snap = sets.git(repo, "rev-list", "-1", f"--before={a.at}T00:00:00Z", tip).strip()
-    queries = sets.later_queries(repo, snap, a.until, a.max)
+    if a.tickets:
+        queries = sets.tickets(repo, snap, a.tickets, a.split)
+    else:
+        queries = sets.later_queries(repo, snap, a.until, a.max)
     leaked_history(repo, snap)
     sets.git(repo, "checkout", "-q", snap)
     if not queries:
@@ -179,7 +214,9 @@ def main():
     bm25 = BM25(repo)
     rows = asyncio.run(run(repo, queries, bm25))
     sets.git(repo, "checkout", "-q", tip)
-    report(f"{repo.name}, snapshot {snap[:10]} ({a.at})", rows)
+    for lang in dict.fromkeys(r["lang"] for r in rows):
+        part = f", {a.split} tickets" if a.tickets else ""
+        report(f"{repo.name}, snapshot {snap[:10]} ({a.at}){part}, {lang}", [r for r in rows if r["lang"] == lang])
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False))
 

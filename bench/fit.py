@@ -9,6 +9,12 @@ fifths, scored on the fifth), and reciprocal rank fusion (RRF, k = 60) of the
 three searches for comparison.
 
     bench/run.sh fit REPO[:BEFORE[:JA.tsv]] ... [--after] [--out weights.json]
+    bench/run.sh fit REPO:AT:bench/sets/NAME-tickets.tsv ... [--out weights.json]
+
+A `*-tickets.tsv` third part asks the task-style requests of that set
+(bench/sets.py's `tickets`, English and Japanese; implies `--after`): the
+weights are fitted on their `dev` part only and the `frozen` part is
+scored with them, never fitted on.
 
 By default the queries are the newest commits up to the snapshot, which the
 index contains. With `--after` they are the commits after it (bench/sets.py's
@@ -28,7 +34,7 @@ import sets
 from bench import BIN, env
 
 FEATURES = ["keyword", "chunk_keyword", "vector", "path", "definition", "identifier", "kind", "support",
-            "graph", "cochange"]
+            "graph", "cochange", "quoted"]
 CLASSES = ["test", "docs", "config", "example", "generated", "vendored", "lock", "l10n"]
 
 
@@ -100,12 +106,17 @@ def rrf(data, k=60):
     return averages(ranked)
 
 
-def fit(data, start, rounds=6, off=()):
-    """Coordinate ascent from `start`; the features in `off` stay at 0."""
+def fit(data, start, rounds=6, off=(), hold=()):
+    """Coordinate ascent from `start`; the features in `off` stay at 0,
+    those in `hold` at their start weight."""
     w = dict(start)
     w.update({f: 0.0 for f in off})
     best = evaluate(w, data)[0]
-    keys = [f for f in FEATURES if f != "keyword" and f not in off] + ["prior_" + c for c in CLASSES]
+    # A feature that never fires in these sets (tickets name no
+    # identifiers) keeps its start weight: the data says nothing of it.
+    fires = {f for q in data for c in q["cands"] for f, v in c[2].items() if v}
+    keys = [f for f in FEATURES if f != "keyword" and f not in off and f not in hold and f in fires]
+    keys += ["prior_" + c for c in CLASSES]
     for _ in range(rounds):
         improved = False
         for k in keys:
@@ -131,6 +142,9 @@ def main():
     ap.add_argument("--after", action="store_true", help="queries after the snapshot (temporal split)")
     ap.add_argument("--ablate", default="", help="comma-separated features to refit without, one at a time")
     ap.add_argument("--start", type=Path, help="weights to start from (a --out file); default: fixed guesses")
+    ap.add_argument("--hold", default="",
+                    help="comma-separated features kept at their start weight (tickets are written without "
+                         "identifiers: `identifier` is held when fitting on them)")
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
     data = []
@@ -139,17 +153,24 @@ def main():
         repo = Path(parts[0]).resolve()
         before = parts[1] if len(parts) > 1 and parts[1] else None
         snap = sets.snapshot(repo, before)
-        if a.after:
-            english = sets.later_queries(repo, snap, None, a.total)
+        tickets = len(parts) > 2 and parts[2].endswith("-tickets.tsv")
+        after = a.after or tickets
+        if tickets:
+            snap = sets.git(repo, "rev-list", "-1", f"--before={before}T00:00:00Z", sets.tip(repo)).strip()
+            queries = sets.tickets(repo, snap, Path(parts[2]), "all")
         else:
-            english = sets.balanced(sets.commit_queries(repo, snap, a.total * 4), a.total, a.plain)
-        queries = list(english)
-        if len(parts) > 2:
-            queries += sets.japanese(repo, Path(parts[2]), english)
-        tag = "after-" if a.after else ""
-        rows = dump(repo, queries, repo / ".code-intel" / f"fit-{tag}{snap[:10]}.jsonl", snap if a.after else None)
+            if a.after:
+                english = sets.later_queries(repo, snap, None, a.total)
+            else:
+                english = sets.balanced(sets.commit_queries(repo, snap, a.total * 4), a.total, a.plain)
+            queries = list(english)
+            if len(parts) > 2:
+                queries += sets.japanese(repo, Path(parts[2]), english)
+        tag = "tickets-" if tickets else "after-" if after else ""
+        rows = dump(repo, queries, repo / ".code-intel" / f"fit-{tag}{snap[:10]}.jsonl", snap if after else None)
         for q, r in zip(queries, rows):
             data.append({
+                "split": q.split or "dev",
                 "set": f"{repo.name}-{q.lang}",
                 "relevant": set(q.relevant),
                 "requested": set(r["requested"]),
@@ -162,18 +183,23 @@ def main():
     start.update({"prior_" + c: -0.5 for c in CLASSES})
     if a.start:
         start.update(json.loads(a.start.read_text()))
-    w, best = fit(data, start)
+    frozen = [d for d in data if d["split"] == "frozen"]
+    data = [d for d in data if d["split"] != "frozen"]
+    hold = tuple(f for f in a.hold.split(",") if f)
+    w, best = fit(data, start, hold=hold)
     print("fitted:", json.dumps(w))
-    for name, subset in [("all", data)] + sorted(
-        {d["set"]: [x for x in data if x["set"] == d["set"]] for d in data}.items()
-    ):
+    groups = [("all", data)] + sorted({d["set"]: [x for x in data if x["set"] == d["set"]] for d in data}.items())
+    if frozen:
+        groups += [("frozen", frozen)] + sorted(
+            {"frozen " + d["set"]: [x for x in frozen if x["set"] == d["set"]] for d in frozen}.items())
+    for name, subset in groups:
         s, r10, mrr = evaluate(w, subset)
         _, rr10, rmrr = rrf(subset)
         _, sr10, smrr = evaluate(start, subset)
         print(f"  {name:<22} fitted R@10 {r10:.3f} MRR {mrr:.3f} | start R@10 {sr10:.3f} MRR {smrr:.3f} | RRF R@10 {rr10:.3f} MRR {rmrr:.3f}")
     sets_of = sorted({d["set"] for d in data})
     for feature in [f for f in a.ablate.split(",") if f]:
-        wa, _ = fit(data, start, off=(feature,))
+        wa, _ = fit(data, start, off=(feature,), hold=hold)
         cells = []
         for name in ["all"] + sets_of:
             subset = data if name == "all" else [x for x in data if x["set"] == name]
@@ -189,7 +215,7 @@ def main():
         held = set(f)
         train = [d for i, d in enumerate(data) if i not in held]
         test = [data[i] for i in f]
-        wf, _ = fit(train, start)
+        wf, _ = fit(train, start, hold=hold)
         _, r10, mrr = evaluate(wf, test)
         cv_r10 += r10 * len(test)
         cv_mrr += mrr * len(test)

@@ -8,6 +8,10 @@ Commits that are maintenance (StyleCI, changelog, version bumps, facade
 docblocks, "Update X.php"), that touch more than `MAX_RELEVANT` source files
 or whose subject has fewer than three words are left out.
 
+Task-style requests (`tickets`) are ours too: `bench/sets/<name>-tickets.tsv`
+holds `commit<TAB>split<TAB>lang<TAB>request` lines written from the diffs
+(bench/README.md § Change sets).
+
 Japanese queries are ours: `bench/sets/<name>-ja.tsv` holds `commit<TAB>query`
 lines written by hand for commits of the English set; the English side of the
 comparison is the same commit's subject. Nothing from the benchmarked
@@ -55,6 +59,12 @@ IDENTIFIER = re.compile(
 )
 
 
+# Test files, as `tests` counts them: a test directory or a test file name.
+TEST = re.compile(
+    r"(^|/)(tests?|__tests__|spec|specs)/|(_test|Test|\.test|\.spec|_spec)\.[a-z]+$|(^|/)test_[^/]+\.py$"
+)
+
+
 def git(repo, *args):
     return subprocess.run(
         ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
@@ -78,6 +88,10 @@ def is_source(path: str) -> bool:
     return path.rsplit(".", 1)[-1] in SOURCE_EXT and not NOT_SOURCE.search(path)
 
 
+def is_test(path: str) -> bool:
+    return path.rsplit(".", 1)[-1] in SOURCE_EXT and bool(TEST.search(path)) and "/fixtures/" not in path
+
+
 @dataclass
 class Query:
     commit: str
@@ -88,6 +102,8 @@ class Query:
     identifiers: bool = False
     english: str = ""  # for Japanese queries: the commit's English subject
     tags: list = field(default_factory=list)
+    tests: list = field(default_factory=list)  # test files it changed that exist at the snapshot
+    split: str = ""  # tickets: dev or frozen
 
 
 def tip(repo):
@@ -169,4 +185,30 @@ def japanese(repo, path: Path, english, lang="ja"):
             continue
         en = by_commit[full]
         out.append(Query(full, text.strip(), en.relevant, en.date, lang=lang, english=en.query))
+    return out
+
+
+def tickets(repo, snap, path: Path, split="dev"):
+    """Task-style requests of `path` (`commit<TAB>split<TAB>lang<TAB>request`,
+    bench/sets/*-tickets.tsv) for the commits of `split` (dev, frozen or
+    all), each with the commit's relevant files (source files it changed
+    that exist at `snap`) and the test files it changed that exist there."""
+    present = set(git(repo, "ls-tree", "-r", "--name-only", snap).splitlines())
+    out, files = [], {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        sha, part, lang, text = line.split("\t", 3)
+        if split != "all" and part != split:
+            continue
+        if sha not in files:
+            changed = git(repo, "show", "--no-renames", "--format=%cI", "--name-only", sha).split("\n")
+            files[sha] = (changed[0].strip(), [f for f in changed[1:] if f.strip() and f in present])
+        date, changed = files[sha]
+        rel = sorted(f for f in changed if is_source(f))
+        if not rel:
+            continue
+        tests = sorted(f for f in changed if is_test(f))
+        out.append(Query(sha, text.strip(), rel, date, lang=lang, identifiers=has_identifier(text),
+                         tests=tests, split=part))
     return out

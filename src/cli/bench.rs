@@ -60,6 +60,7 @@ pub async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
             chunks_per_file: 1,
             scope: crate::store::Scope::default(),
             not_embedded: config.index_exclude_classes.clone(),
+            root: Some(repo.root().to_path_buf()),
         };
         let o = ranker
             .answer(

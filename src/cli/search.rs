@@ -98,6 +98,7 @@ pub async fn query_cmd(repo: &Path, query: &str, args: QueryArgs, json: bool) ->
         chunks_per_file: args.chunks_per_file,
         scope: crate::store::Scope::default(),
         not_embedded: config.index_exclude_classes.clone(),
+        root: Some(repo.root().to_path_buf()),
     };
     let answer = crate::rank::Ranker::default()
         .answer(

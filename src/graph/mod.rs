@@ -15,6 +15,7 @@ pub mod cochange;
 pub mod facts;
 mod related;
 mod resolve;
+mod tests_for;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -23,10 +24,11 @@ use serde::Serialize;
 use crate::classify::FileClass;
 pub use facts::{FileFacts, Ref, RefKind};
 pub use related::{
-    CONVERGENT_MIN_FILES, Direction, Related, Site, Tie, convergent, counterparts, related,
-    with_callers,
+    CONVERGENT_MIN_FILES, Direction, Related, Site, Tie, best_first, convergent, counterparts,
+    related, with_callers,
 };
 use resolve::{Resolver, Route};
+pub use tests_for::tests_for;
 
 /// What an edge stands for: a [`RefKind`] resolved to a file, or a table
 /// shared by a model and a migration.
@@ -135,6 +137,13 @@ pub struct Graph {
     edges: usize,
     /// Controller FQCN → the requests that reach one of its actions.
     requests: HashMap<String, Vec<ActionRequest>>,
+    /// Every file of the working tree the graph was built from
+    /// (repo-relative): what a reply may name.
+    files: BTreeSet<String>,
+    /// Test files by the name of what they test ([`tests_for::subject_key`]).
+    tests_by_subject: HashMap<String, Vec<String>>,
+    /// Blade views among `files`.
+    views: usize,
 }
 
 /// A request ([`RefKind::Url`]) whose best routes all run one controller
@@ -153,7 +162,12 @@ impl Graph {
     pub fn build(facts: &BTreeMap<String, FileFacts>, files: &BTreeSet<String>) -> Graph {
         let mut r = Resolver::new(facts, files);
         r.vue_globals = r.vue_globals(facts);
-        let mut g = Graph::default();
+        let mut g = Graph {
+            files: files.clone(),
+            views: files.iter().filter(|f| f.ends_with(".blade.php")).count(),
+            ..Graph::default()
+        };
+        g.tests_by_subject = tests_for::by_subject(files);
         for (from, f) in facts {
             for reference in &f.refs {
                 // A request's routes give both its edges and its action.
@@ -455,6 +469,38 @@ impl Graph {
         self.inn.get(file).map_or(&[], Vec::as_slice)
     }
 
+    /// Every file of the working tree the graph was built from
+    /// (repo-relative), in path order.
+    pub fn files(&self) -> impl Iterator<Item = &String> {
+        self.files.iter()
+    }
+
+    /// True when `file` (repo-relative) is in the working tree the graph
+    /// was built from: co-change history remembers deleted files.
+    pub fn has_file(&self, file: &str) -> bool {
+        self.files.contains(file)
+    }
+
+    /// True when `file` is included (a `view`, `component` or `livewire`
+    /// edge) by more than a fifth of the repository's Blade views, and by
+    /// [`HUB_MIN_VIEWS`] at least: a layout, an icon, a generic input that
+    /// a change to one page rarely touches, and that `query`'s "also
+    /// check" leaves out (bench/README.md § Change sets).
+    pub fn is_view_hub(&self, file: &str) -> bool {
+        let includers: BTreeSet<&str> = self
+            .inn(file)
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EdgeKind::View | EdgeKind::Component | EdgeKind::Livewire
+                ) && e.from.ends_with(".blade.php")
+            })
+            .map(|e| e.from.as_str())
+            .collect();
+        includers.len() >= HUB_MIN_VIEWS && includers.len() * 5 > self.views
+    }
+
     /// Edges in all (before de-duplication).
     pub fn len(&self) -> usize {
         self.edges
@@ -465,6 +511,10 @@ impl Graph {
         self.edges == 0
     }
 }
+
+/// Views that must include a file before [`Graph::is_view_hub`] calls it
+/// a hub (in a repository of a dozen views a fifth is two).
+const HUB_MIN_VIEWS: usize = 5;
 
 /// The classes Laravel resolves for an Eloquent model by name, as
 /// `Factory::resolveFactoryName` and `Gate::guessPolicyName` do

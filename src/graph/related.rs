@@ -107,7 +107,7 @@ impl PartialOrd for Tie {
 /// conventions and inheritance say "changes together" more often than a
 /// mention of a class in code does (from the change-set development sets,
 /// bench/changeset.py).
-fn kind_weight(kind: EdgeKind) -> f32 {
+pub(super) fn kind_weight(kind: EdgeKind) -> f32 {
     match kind {
         EdgeKind::View | EdgeKind::Component | EdgeKind::Livewire => 1.0,
         EdgeKind::Table | EdgeKind::Convention | EdgeKind::Counterpart => 1.0,
@@ -233,6 +233,10 @@ pub fn related(
         }
         if let Some(h) = history {
             for (partner, conf, commits) in h.partners(seed, 20) {
+                // History remembers files deleted since.
+                if !graph.has_file(&partner) {
+                    continue;
+                }
                 if let Some(r) = entry(&mut acc, &seed_set, &partner) {
                     r.score += COCHANGE_WEIGHT * conf;
                     r.cochange = Some(r.cochange.map_or(conf, |c| c.max(conf)));
@@ -343,7 +347,7 @@ pub fn convergent(
 
 impl Related {
     /// A file with no reason yet (score 0), classed by its path.
-    fn new(file: &str) -> Related {
+    pub(super) fn new(file: &str) -> Related {
         Related {
             file: file.to_string(),
             class: crate::classify::classify_path(file).class,
@@ -357,7 +361,7 @@ impl Related {
 }
 
 /// Sorts by score, best first (ties by path), and keeps `limit`.
-fn best_first(related: &mut Vec<Related>, limit: usize) {
+pub fn best_first(related: &mut Vec<Related>, limit: usize) {
     related.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)

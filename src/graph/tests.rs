@@ -905,3 +905,100 @@ fn convergent_files_are_those_several_files_share() {
     assert!(convergent(&g, None, &listed[..1], 2, 10).is_empty());
     assert_eq!(convergent(&g, None, &listed, 1, 10).len(), 4);
 }
+
+/// The tests of listed files: named after one (less a layer suffix), or
+/// referring to one; a test of an unrelated file is not listed, nor a
+/// source file; co-change history never names a file that is gone.
+#[test]
+fn tests_for_listed_files_by_name_and_reference() {
+    let (facts, files) = repo(&[
+        (
+            "app/Http/Controllers/SongController.php",
+            "<?php\nnamespace App\\Http\\Controllers;\nclass SongController {}\n",
+        ),
+        (
+            "app/Models/Album.php",
+            "<?php\nnamespace App\\Models;\nclass Album {}\n",
+        ),
+        (
+            "tests/Feature/SongTest.php",
+            "<?php\nnamespace Tests\\Feature;\nclass SongTest {}\n",
+        ),
+        (
+            "tests/Unit/AlbumCoverTest.php",
+            "<?php\nnamespace Tests\\Unit;\nuse App\\Models\\Album;\nclass AlbumCoverTest { function t() { new Album(); } }\n",
+        ),
+        (
+            "tests/Unit/PlaylistTest.php",
+            "<?php\nnamespace Tests\\Unit;\nclass PlaylistTest {}\n",
+        ),
+        (
+            "resources/js/components/SongList.vue",
+            "<template><div/></template>\n",
+        ),
+        (
+            "resources/js/components/SongList.spec.ts",
+            "import x from './SongList.vue'\n",
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let listed = [
+        ("app/Http/Controllers/SongController.php".to_string(), 1.0),
+        ("app/Models/Album.php".to_string(), 1.0),
+        ("resources/js/components/SongList.vue".to_string(), 1.0),
+    ];
+    let got: Vec<String> = tests_for(&g, None, &listed, 10)
+        .into_iter()
+        .map(|r| r.file)
+        .collect();
+    let mut sorted = got.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        [
+            "resources/js/components/SongList.spec.ts",
+            "tests/Feature/SongTest.php",
+            "tests/Unit/AlbumCoverTest.php",
+        ],
+        "{got:?}"
+    );
+    // Named after the file itself first: the spec beside the component.
+    assert_eq!(got[0], "resources/js/components/SongList.spec.ts");
+    assert!(g.has_file("app/Models/Album.php"));
+    assert!(!g.has_file("app/User.php"));
+}
+
+/// A partial most views include is a hub; one a single page includes is
+/// not.
+#[test]
+fn a_partial_most_views_include_is_a_hub() {
+    let mut files: Vec<(String, String)> = (0..10)
+        .map(|i| {
+            let extra = if i == 0 {
+                "@include('partials.card')\n"
+            } else {
+                ""
+            };
+            (
+                format!("resources/views/page{i}.blade.php"),
+                format!("@include('partials.icon')\n{extra}"),
+            )
+        })
+        .collect();
+    files.push((
+        "resources/views/partials/icon.blade.php".into(),
+        "<svg/>\n".into(),
+    ));
+    files.push((
+        "resources/views/partials/card.blade.php".into(),
+        "<div/>\n".into(),
+    ));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (facts, names) = repo(&refs);
+    let g = Graph::build(&facts, &names);
+    assert!(g.is_view_hub("resources/views/partials/icon.blade.php"));
+    assert!(!g.is_view_hub("resources/views/partials/card.blade.php"));
+}

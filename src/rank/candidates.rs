@@ -42,6 +42,8 @@ pub(super) struct FileCandidate {
     pub pending: bool,
     /// Among the backfill's reads (the lexically strongest files).
     pub strong: bool,
+    /// The `quoted` feature ([`super::quoted::quoted_files`]).
+    pub quoted: f32,
 }
 
 impl FileCandidate {

@@ -308,6 +308,7 @@ fn score_file(f: &Fusion, norms: &Norms, file: String, c: &FileCandidate) -> Ran
         // The graph stage (`partners::graph_stage`) sets these.
         graph: 0.0,
         cochange: 0.0,
+        quoted: c.quoted,
     };
     let chunks = chunk_scores
         .iter()

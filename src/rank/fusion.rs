@@ -21,6 +21,9 @@
 //! - `graph`: code-graph edges between the file and the best three files
 //!   of the first stage, summed and capped at 1 (`graph::related`);
 //! - `cochange`: its co-change confidence with those three files;
+//! - `quoted`: share of the request's quoted texts (a button label, a
+//!   heading) the file holds, directly or through a translation key
+//!   ([`super::quoted`]);
 //! - the class prior: a fitted bonus per file class (source 0), unless the
 //!   query asks for that class ("the test for…").
 
@@ -98,6 +101,12 @@ pub struct Features {
         serialize_with = "crate::util::round4"
     )]
     pub cochange: f32,
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
+    pub quoted: f32,
 }
 
 impl Features {
@@ -115,6 +124,7 @@ impl Features {
             + w.support * f64::from(self.support)
             + w.graph * f64::from(self.graph)
             + w.cochange * f64::from(self.cochange)
+            + w.quoted * f64::from(self.quoted)
             + prior) as f32
     }
 }

@@ -24,6 +24,7 @@ mod fuse;
 pub mod fusion;
 mod partners;
 pub mod plan;
+pub mod quoted;
 mod semantic;
 
 use std::collections::{HashMap, HashSet};
@@ -77,6 +78,10 @@ pub struct QueryRequest {
     /// Classes the index does not embed (`index_exclude_classes`): a file
     /// of these without chunks is complete, not waiting for the sync.
     pub not_embedded: Vec<FileClass>,
+    /// The repository root, where the request's quoted texts are looked
+    /// for in the code graph's files ([`quoted`]); `None` leaves the
+    /// `quoted` feature at 0.
+    pub root: Option<std::path::PathBuf>,
 }
 
 /// A chunk of a returned file.
@@ -156,6 +161,11 @@ pub struct QueryAnswer {
     /// and co-change partners of the best files, counterparts and files
     /// several listed files share (empty without a code graph).
     pub also_check: Vec<Related>,
+    /// The tests that exercise `files` and `also_check`
+    /// ([`crate::graph::tests_for`]), which the change likely updates;
+    /// tests take none of the slots above unless the request asks for
+    /// tests.
+    pub tests: Vec<Related>,
     /// Classes the request asks for (not ranked below source).
     pub requested_classes: Vec<FileClass>,
     pub timings: Timings,
@@ -360,6 +370,12 @@ impl Ranker {
             read_chunks,
             query_vector.as_deref(),
         );
+        if let (Some(root), Some(g)) = (&req.root, graph) {
+            let phrases = quoted::phrases(&req.query);
+            for (file, score) in quoted::quoted_files(root, g.graph.files(), &phrases) {
+                cands.entry(file).or_default().quoted = score;
+            }
+        }
         for f in &read {
             if let Some(c) = cands.get_mut(f) {
                 c.strong = true;
@@ -393,16 +409,28 @@ impl Ranker {
         } else {
             Vec::new()
         };
+        let slots_for_tests = requested.contains(&FileClass::Test);
+        if !slots_for_tests {
+            ranked.retain(|f| f.class != FileClass::Test);
+        }
         ranked.truncate(req.limit);
-        let also_check = match (graph, &related) {
-            (Some(g), Some(r)) => partners::also_check(g, r, &ranked),
-            _ => Vec::new(),
+        let (also_check, tests) = match (graph, &related) {
+            (Some(g), Some(r)) => {
+                let mut also = partners::also_check(g, r, &ranked);
+                if !slots_for_tests {
+                    also.retain(|f| f.class != FileClass::Test);
+                }
+                let tests = partners::tests(g, &ranked, &also);
+                (also, tests)
+            }
+            _ => (Vec::new(), Vec::new()),
         };
         let fuse_ms = t.elapsed().as_secs_f64() * 1000.0;
         Ok(QueryAnswer {
             plan,
             files: ranked,
             also_check,
+            tests,
             requested_classes: requested,
             timings: Timings {
                 embed_ms,

@@ -33,6 +33,21 @@ const ALSO_CHECK_CONVERGENT: usize = 2;
 /// A related file is listed under "also check" from this score (one edge
 /// of a strong kind, or co-change confidence of a third).
 const ALSO_CHECK_MIN_SCORE: f32 = 0.6;
+/// Listed files whose own related files [`spread_partners`] reads, and
+/// the files it adds at most. Replayed over the change-set rows of koel's
+/// and filamentphp/demo's development tickets (bench/README.md § Change
+/// sets): the first five listed files, each weighted by its place, two
+/// files: all found 0.206 → 0.238 on koel, 0.676 on demo either way, for
+/// two more files shown; ten listed files or five files added found less
+/// for more shown.
+const SPREAD_SEEDS: usize = 5;
+const SPREAD_FILES: usize = 2;
+
+/// Tests of a `query` reply's `tests` line, at most.
+const TESTS: usize = 5;
+/// What a file of "also check" weighs when its tests are looked for (the
+/// tenth listed file weighs 0.25).
+const ALSO_CHECK_TEST_WEIGHT: f32 = 0.25;
 
 /// The related files of the first stage's best files (`ranked`, best
 /// first): the best [`GRAPH_SEEDS`], or `limit` when fewer are asked for.
@@ -91,19 +106,23 @@ pub(super) fn graph_stage(
 /// counterparts of every listed file (`EditUserForm.vue` for a listed
 /// `AddUserForm.vue`: `graph::counterparts`), which are few and rarely
 /// wrong, then the files that two or more listed files are tied to
-/// (`graph::convergent`, at most [`ALSO_CHECK_CONVERGENT`]).
+/// (`graph::convergent`, at most [`ALSO_CHECK_CONVERGENT`]). A view most
+/// views include (`graph::Graph::is_view_hub`) is never one of them.
 pub(super) fn also_check(
     g: &CodeGraph,
     partners: &[Related],
     files: &[RankedFile],
 ) -> Vec<Related> {
     let listed: Vec<String> = files.iter().map(|f| f.file.clone()).collect();
+    // A layout or an icon most views include is tied to every view.
+    let hub = |file: &str| g.graph.is_view_hub(file);
     let mut out: Vec<Related> = partners
         .iter()
-        .filter(|r| !listed.contains(&r.file) && r.score >= ALSO_CHECK_MIN_SCORE)
+        .filter(|r| !listed.contains(&r.file) && r.score >= ALSO_CHECK_MIN_SCORE && !hub(&r.file))
         .take(ALSO_CHECK_FILES)
         .cloned()
         .collect();
+    out.extend(spread_partners(g, &listed, &out, &hub));
     for r in graph::counterparts(&g.graph, &listed) {
         if !out.iter().any(|o| o.file == r.file) {
             out.push(r);
@@ -117,9 +136,76 @@ pub(super) fn also_check(
         usize::MAX,
     )
     .into_iter()
-    .filter(|r| !out.iter().any(|o| o.file == r.file))
+    .filter(|r| !out.iter().any(|o| o.file == r.file) && !hub(&r.file))
     .take(ALSO_CHECK_CONVERGENT)
     .collect();
     out.extend(shared);
     out
+}
+
+/// The tests that exercise the listed files and "also check"
+/// ([`graph::tests_for`]), at most [`TESTS`]: the `i`-th listed file
+/// weighs 1 / (1 + i/3), as in [`spread_partners`], a file of "also check"
+/// [`ALSO_CHECK_TEST_WEIGHT`].
+pub(super) fn tests(g: &CodeGraph, files: &[RankedFile], also: &[Related]) -> Vec<Related> {
+    let listed: Vec<(String, f32)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.file.clone(), 1.0 / (1.0 + i as f32 / 3.0)))
+        .chain(
+            also.iter()
+                .map(|r| (r.file.clone(), ALSO_CHECK_TEST_WEIGHT)),
+        )
+        .collect();
+    graph::tests_for(&g.graph, Some(&g.history), &listed, TESTS)
+}
+
+/// The related files of each of the first [`SPREAD_SEEDS`] listed files on
+/// its own, the `i`-th weighted 1 / (1 + i/3), summed: a file the ranking
+/// left out that the fourth listed file needs as much as the seeds'
+/// partners need theirs. At most [`SPREAD_FILES`], from
+/// [`ALSO_CHECK_MIN_SCORE`], none listed, already in `taken`, a test or a
+/// hub.
+fn spread_partners(
+    g: &CodeGraph,
+    listed: &[String],
+    taken: &[Related],
+    hub: &dyn Fn(&str) -> bool,
+) -> Vec<Related> {
+    let mut acc: Vec<Related> = Vec::new();
+    for (i, seed) in listed.iter().take(SPREAD_SEEDS).enumerate() {
+        let w = 1.0 / (1.0 + i as f32 / 3.0);
+        for r in graph::related(&g.graph, Some(&g.history), std::slice::from_ref(seed), 30) {
+            if listed.contains(&r.file)
+                || taken.iter().any(|t| t.file == r.file)
+                || r.class == FileClass::Test
+                || hub(&r.file)
+            {
+                continue;
+            }
+            match acc.iter_mut().find(|a| a.file == r.file) {
+                Some(a) => {
+                    a.score += w * r.score;
+                    a.edge_score += w * r.edge_score;
+                    for t in r.edges {
+                        if !a.edges.contains(&t) && a.edges.len() < 4 {
+                            a.edges.push(t);
+                        }
+                    }
+                    a.cochange = match (a.cochange, r.cochange) {
+                        (Some(x), Some(y)) => Some(x.max(y)),
+                        (x, y) => x.or(y),
+                    };
+                }
+                None => acc.push(Related {
+                    score: w * r.score,
+                    edge_score: w * r.edge_score,
+                    ..r
+                }),
+            }
+        }
+    }
+    acc.retain(|r| r.score >= ALSO_CHECK_MIN_SCORE);
+    graph::best_first(&mut acc, SPREAD_FILES);
+    acc
 }

@@ -16,6 +16,9 @@ pub(crate) const QUERY_MAX_TOKENS: usize = 1200;
 /// Files of a `query` reply that show code; the others are listed by name.
 const QUERY_CODE_FILES: usize = 3;
 
+/// Room kept for the closing "files shown" line, in estimated tokens.
+const SHOWN_LINE_TOKENS: usize = 16;
+
 /// The prefix of a line of code in a reply.
 const CODE_PREFIX: &str = "     | ";
 
@@ -44,17 +47,27 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
     let readiness = &o.index;
     // The "also check" lines are short and the point of the reply for a
     // change that spans files: their room is kept before the rest is laid out.
-    let also: Vec<String> = o
+    let mut also: Vec<String> = o
         .also_check
         .iter()
         .enumerate()
         .map(|(i, r)| also_line(i, r))
         .collect();
+    if !also.is_empty() {
+        also.insert(
+            0,
+            "also check (code graph and co-change of the listed files):\n".into(),
+        );
+    }
+    if !o.tests.is_empty() {
+        also.push("tests (exercise the files above; the change likely updates them):\n".into());
+        also.extend(o.tests.iter().enumerate().map(|(i, r)| also_line(i, r)));
+    }
     let also_cost: usize = also
         .iter()
         .map(|l| super::budget::estimate_tokens(l))
         .sum::<usize>()
-        + if also.is_empty() { 0 } else { 12 };
+        + SHOWN_LINE_TOKENS;
     let mut b = Budget::new(max_tokens.saturating_sub(also_cost).max(100));
     b.force(&format!("{}\n", readiness.message));
     b.force(&plan_line(plan));
@@ -100,13 +113,19 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
     if kept.files < o.files.len() {
         b.truncated = true;
     }
-    if !also.is_empty() {
-        b.force("also check (code graph and co-change of the top files):\n");
-        for l in &also {
-            b.force(l);
-        }
+    for l in &also {
+        b.force(l);
     }
-    for r in &o.also_check {
+    if !o.files.is_empty() {
+        b.force(&format!(
+            "files shown: {} ({} ranked, {} also check); tests: {}\n",
+            kept.files + o.also_check.len(),
+            kept.files,
+            o.also_check.len(),
+            o.tests.len()
+        ));
+    }
+    for r in o.also_check.iter().chain(&o.tests) {
         seen.name(&r.file);
     }
     let text = b.finish(
@@ -121,8 +140,10 @@ impl QueryResult {
     pub fn new(answer: crate::rank::QueryAnswer, index: crate::index::Readiness) -> QueryResult {
         QueryResult {
             plan: answer.plan,
+            files_shown: answer.files.len() + answer.also_check.len(),
             files: answer.files,
             also_check: answer.also_check,
+            tests: answer.tests,
             requested_kinds: answer.requested_classes,
             index,
             timings: answer.timings,
@@ -134,6 +155,7 @@ impl QueryResult {
     /// signature); of a full file, the lines of code shown.
     fn keep_shown(&mut self, kept: &QueryShown) {
         self.files.truncate(kept.files);
+        self.files_shown = self.files.len() + self.also_check.len();
         for (i, f) in self.files.iter_mut().enumerate() {
             if i >= kept.full {
                 f.chunks.truncate(1);
@@ -363,6 +385,7 @@ fn reasons(f: &RankedFile) -> Vec<String> {
         ("definition", w.definition),
         ("graph", w.graph),
         ("co-change", w.cochange),
+        ("quoted", w.quoted),
     ] {
         if v > 0.0 {
             reasons.push(format!("{name} {v:.2}"));

@@ -334,6 +334,13 @@ pub struct QueryResult {
     /// create/edit counterparts of listed files, and files several listed
     /// files are tied to.
     pub also_check: Vec<crate::graph::Related>,
+    /// Tests that exercise the files above (named after one, referring to
+    /// one, or changed with one), which the change likely updates; tests
+    /// are not in `files` or `also_check` unless the request asks for them.
+    pub tests: Vec<crate::graph::Related>,
+    /// Files the reply names in `files` and `also_check` (tests not
+    /// counted): how long the list an agent is asked to look at is.
+    pub files_shown: usize,
     /// File classes the request asks for (not ranked below source).
     pub requested_kinds: Vec<FileClass>,
     pub index: Readiness,

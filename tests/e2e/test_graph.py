@@ -228,3 +228,52 @@ async def test_scripts_reach_their_endpoints_and_forms_their_counterparts(tmp_pa
         also = {a["file"]: a for a in s["also_check"]}
         assert f"counterpart → {top}" in edges(also.get(other, {})), s["also_check"]
         assert "also check" in q.content[0].text and other in q.content[0].text
+
+
+async def test_query_lists_tests_apart_quoted_texts_and_no_deleted_file(tmp_path):
+    """`query` keeps tests out of its ranked files and "also check" (they
+    come in a `tests` line, found by name and reference), says how many
+    files it shows, finds the view that shows a quoted text through its
+    translation key, and names no file that co-change history remembers
+    but the working tree no longer has."""
+    repo = app_with_history(tmp_path)
+    views = repo / "resources" / "views" / "orders"
+    (views / "cancelled.blade.php").write_text("<div class=\"banner\">{{ __('orders.cancelled') }}</div>\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "cancelled banner", date="2024-02-25T10:00:00")
+    # A file that changed with the controller three times, then was deleted.
+    gone = repo / "app" / "Services" / "OrderExport.php"
+    for i, day in enumerate(["2024-03-01", "2024-03-02", "2024-03-03"]):
+        gone.write_text(f"<?php\nnamespace App\\Services;\nclass OrderExport {{}} // {i}\n")
+        touch(repo, "app/Http/Controllers/OrderController.php", f"\n// export {i}\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"export {i}", date=f"{day}T10:00:00")
+    git(repo, "rm", "-q", str(gone.relative_to(repo)))
+    git(repo, "commit", "-q", "-m", "drop the export", date="2024-03-04T10:00:00")
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        r = await c.call("related_files", files=["app/Http/Controllers/OrderController.php"])
+        assert "app/Services/OrderExport.php" not in {f["file"] for f in r["files"]}, r["files"]
+
+        q = await c.session.call_tool("query", {"query": "cancel an order from the order page"})
+        s = q.structured_content
+        named = [f["file"] for f in s["files"]] + [a["file"] for a in s["also_check"]]
+        assert "app/Services/OrderExport.php" not in named + [t["file"] for t in s["tests"]], s
+        assert not [f for f in named if f.startswith("tests/")], named
+        assert "tests/Feature/OrderTest.php" in [t["file"] for t in s["tests"]], s["tests"]
+        assert s["files_shown"] == len(s["files"]) + len(s["also_check"]), s["files_shown"]
+        text = q.content[0].text
+        assert "tests (exercise the files above" in text and "tests/Feature/OrderTest.php" in text, text
+        assert f"files shown: {s['files_shown']} (" in text, text
+
+        # A request that asks for the test gets it ranked.
+        s = await c.call("query", query="the test for cancelling an order")
+        assert "tests/Feature/OrderTest.php" in [f["file"] for f in s["files"]], s["files"]
+
+        # The quoted text is the source locale's; the banner says it by key.
+        s = await c.call("query", query='Rename the "Order cancelled" banner to say when it happened')
+        by_file = {f["file"]: f for f in s["files"]}
+        banner = by_file.get("resources/views/orders/cancelled.blade.php")
+        assert banner and banner["why"].get("quoted", 0) > 0, s["files"]
+        assert by_file.get("lang/en/orders.php", {}).get("why", {}).get("quoted", 0) > 0, s["files"]
