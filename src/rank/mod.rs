@@ -372,8 +372,15 @@ impl Ranker {
         );
         if let (Some(root), Some(g)) = (&req.root, graph) {
             let phrases = quoted::phrases(&req.query);
+            // A file only the quoted text found joins the candidates when
+            // the search is not scoped (its class or path is not checked).
+            let add = req.scope.is_everything();
             for (file, score) in quoted::quoted_files(root, g.graph.files(), &phrases) {
-                cands.entry(file).or_default().quoted = score;
+                if let Some(c) = cands.get_mut(&file) {
+                    c.quoted = score;
+                } else if add {
+                    cands.entry(file).or_default().quoted = score;
+                }
             }
         }
         for f in &read {
@@ -399,7 +406,13 @@ impl Ranker {
         if let Some(r) = &related
             && (explain || weights.graph != 0.0 || weights.cochange != 0.0)
         {
-            partners::graph_stage(&mut ranked, r, weights, &requested);
+            partners::graph_stage(
+                &mut ranked,
+                r,
+                weights,
+                &requested,
+                req.scope.is_everything(),
+            );
         }
         let candidates = if explain {
             ranked
@@ -409,7 +422,10 @@ impl Ranker {
         } else {
             Vec::new()
         };
-        let slots_for_tests = requested.contains(&FileClass::Test);
+        // Tests take slots when the request asks for them, in words or by
+        // the `kinds` it restricts the search to.
+        let slots_for_tests =
+            requested.contains(&FileClass::Test) || req.scope.classes.contains(&FileClass::Test);
         if !slots_for_tests {
             ranked.retain(|f| f.class != FileClass::Test);
         }

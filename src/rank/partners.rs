@@ -61,14 +61,17 @@ pub(super) fn seed_partners(g: &CodeGraph, ranked: &[RankedFile], limit: usize) 
 }
 
 /// The second stage: every candidate's edges to and co-change with the
-/// seeds (`partners`) enter its score; neighbours that were not candidates
-/// join with those features alone (no chunk matched them). `ranked` is
-/// best first again after it.
+/// seeds (`partners`) enter its score; with `add` (a search of the whole
+/// index: no path, language or class scope the neighbours could fall
+/// outside of), neighbours that were not candidates join with those
+/// features alone (no chunk matched them). `ranked` is best first again
+/// after it.
 pub(super) fn graph_stage(
     ranked: &mut Vec<RankedFile>,
     partners: &[Related],
     weights: &HybridWeights,
     requested: &[FileClass],
+    add: bool,
 ) {
     let mut index: HashMap<String, usize> = ranked
         .iter()
@@ -76,6 +79,9 @@ pub(super) fn graph_stage(
         .map(|(i, f)| (f.file.clone(), i))
         .collect();
     for r in partners {
+        if !add && !index.contains_key(&r.file) {
+            continue;
+        }
         let i = *index.entry(r.file.clone()).or_insert_with(|| {
             let class = classify::classify_path(&r.file);
             ranked.push(RankedFile {

@@ -347,7 +347,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Call first: the files a request most likely touches, best first (BM25 + e5 + names + framework facts, fitted), with class, why, and the best chunks' code and framework facts; what else the change needs (also check) and the tests it likely updates. Japanese or English.
+    /// Call first: the files a request most likely touches, best first (BM25 + e5 + names + framework facts, fitted), with class, why, and the best chunks' code and framework facts. Japanese or English.
     #[tool(annotations(
         title = "Query (plan + hybrid search)",
         read_only_hint = true,

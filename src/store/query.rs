@@ -18,6 +18,11 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// True when the scope restricts nothing (every file of the index).
+    pub fn is_everything(&self) -> bool {
+        self.sql(false).is_none()
+    }
+
     /// The Lance SQL predicate, `None` for everything. `language` applies to
     /// `forest` only (`for_files` false).
     pub(super) fn sql(&self, for_files: bool) -> Option<String> {

@@ -43,15 +43,22 @@ async def test_query_lands_on_framework_files(tmp_path):
             assert top["chunks"][0]["kind"] == "filament_form", (q, top["chunks"])
             assert top["class"] == "source"
             assert "product" in r["plan"]["keywords"] and "filament_form" in r["plan"]["kind_hints"]
-        # The orders migration is among the first two: with the fitted
-        # weights the cosine of OrderService (which stores orders through
-        # Eloquent) can outweigh the table_schema kind hint on this fixture.
+        # The Order model or the orders migration is among the first two,
+        # the migration among the first five: the kind hint (table_schema) weighs 0.15
+        # since the weights were fitted on task-style tickets, where a
+        # heavier hint cost filamentphp/demo whole changes
+        # (bench/README.md § Change sets); the cosine of OrderService (which
+        # stores orders through Eloquent) outweighs it on this fixture.
         for q in ["where are orders stored", "注文データはどこに保存されている"]:
             r = await c.call("query", query=q, limit=5)
             files = [f["file"] for f in r["files"]]
             migration = "database/migrations/2024_01_01_000003_create_orders_table.php"
-            assert migration in files[:2], (q, files)
-            top = r["files"][files.index(migration)]
+            assert {"app/Models/Order.php", migration} & set(files[:2]), (q, files)
+            assert migration in files, (q, files)
+            # Within the migrations, the same request shows it whole.
+            r = await c.call("query", query=q, limit=5, path="database/migrations")
+            top = r["files"][0]
+            assert top["file"] == migration, (q, [f["file"] for f in r["files"]])
             # Its best chunks are the table schemas (orders, order_items).
             assert {ch["kind"] for ch in top["chunks"][:2]} == {"table_schema"}, top["chunks"]
             chunk = next(ch for ch in top["chunks"] if ch["name"] == "orders")
@@ -63,13 +70,13 @@ async def test_query_lands_on_framework_files(tmp_path):
         chunks = [ch for f in r["files"] for ch in f["chunks"]]
         assert any("delete" in ch["meta"].get("actions", []) for ch in chunks), chunks
 
-        # Source first: the order test ranks below the code it tests, unless
-        # the request asks for tests.
+        # Source first: the order test takes no ranked slot (it is in the
+        # `tests` line, with the code it tests ranked), unless the request
+        # asks for tests.
         r = await c.call("query", query="place an order for a customer", limit=40, max_tokens=20000)
         files = [f["file"] for f in r["files"]]
-        assert files.index("app/Services/OrderService.php") < files.index("tests/Feature/OrderTest.php"), files
-        test = next(f for f in r["files"] if f["file"] == "tests/Feature/OrderTest.php")
-        assert test["class"] == "test" and test["why"]["class_prior"] < 0
+        assert "app/Services/OrderService.php" in files and not [f for f in files if f.startswith("tests/")], files
+        assert "tests/Feature/OrderTest.php" in [t["file"] for t in r["tests"]], r["tests"]
         r = await c.call("query", query="the test for placing an order", limit=3)
         assert r["files"][0]["file"] == "tests/Feature/OrderTest.php", [f["file"] for f in r["files"]]
         assert r["requested_kinds"] == ["test"]
@@ -90,7 +97,7 @@ async def test_query_lands_on_framework_files(tmp_path):
             json.loads(line)
             for line in (repo / ".code-intel" / "logs" / "decisions.jsonl").read_text().splitlines()
         ]
-        assert sum(1 for d in decisions if d.get("tool") == "query") == 9  # every successful query above; the refused one is not a decision
+        assert sum(1 for d in decisions if d.get("tool") == "query") == 11  # every successful query above; the refused one is not a decision
         assert decisions[-1]["query"] == "Where is OrderService::place called?"
         assert decisions[-1]["top"][0] == "app/Services/OrderService.php"
 
