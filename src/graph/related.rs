@@ -62,7 +62,7 @@ pub struct Tie {
 }
 
 impl Tie {
-    fn of(e: &Edge, direction: Direction) -> Tie {
+    pub(super) fn of(e: &Edge, direction: Direction) -> Tie {
         Tie {
             kind: e.kind,
             direction,
@@ -146,7 +146,7 @@ fn class_factor(class: FileClass) -> f32 {
 /// 1.0 / 2.0 / 3.0 the change-set development sets (bench/README.md §
 /// Change sets) found all files of koel 0.226 / 0.226 / 0.214 of its
 /// multi-file commits and of filamentphp/demo 0.375 / 0.425 / 0.425.
-const COCHANGE_WEIGHT: f32 = 2.0;
+pub(super) const COCHANGE_WEIGHT: f32 = 2.0;
 
 /// Files likely to change with `seeds`, best first, each with its reasons:
 /// graph neighbours one hop away in either direction (a hub, a file with
@@ -232,16 +232,9 @@ pub fn related(
             }
         }
         if let Some(h) = history {
-            for (partner, conf, commits) in h.partners(seed, 20) {
-                // History remembers files deleted since.
-                if !graph.has_file(&partner) {
-                    continue;
-                }
+            for (partner, conf, commits) in cochange_partners(graph, h, seed) {
                 if let Some(r) = entry(&mut acc, &seed_set, &partner) {
-                    r.score += COCHANGE_WEIGHT * conf;
-                    r.cochange = Some(r.cochange.map_or(conf, |c| c.max(conf)));
-                    r.cochange_commits =
-                        Some(r.cochange_commits.map_or(commits, |c| c.max(commits)));
+                    r.add_cochange(1.0, conf, commits);
                 }
             }
         }
@@ -345,7 +338,29 @@ pub fn convergent(
         .collect()
 }
 
+/// The co-change partners of `file` (at most 20, best first: file,
+/// confidence, decayed commits) that the working tree still has: history
+/// remembers files deleted since.
+pub(super) fn cochange_partners(
+    graph: &Graph,
+    history: &cochange::CoChange,
+    file: &str,
+) -> Vec<(String, f32, f32)> {
+    let mut partners = history.partners(file, 20);
+    partners.retain(|(p, _, _)| graph.has_file(p));
+    partners
+}
+
 impl Related {
+    /// Adds co-change with a seed: confidence `conf` (0–1) over `commits`
+    /// decayed commits, scored as [`COCHANGE_WEIGHT`] edges times `weight`;
+    /// the reported confidence and commits are the best over the seeds.
+    pub(super) fn add_cochange(&mut self, weight: f32, conf: f32, commits: f32) {
+        self.score += weight * COCHANGE_WEIGHT * conf;
+        self.cochange = Some(self.cochange.map_or(conf, |c| c.max(conf)));
+        self.cochange_commits = Some(self.cochange_commits.map_or(commits, |c| c.max(commits)));
+    }
+
     /// A file with no reason yet (score 0), classed by its path.
     pub(super) fn new(file: &str) -> Related {
         Related {

@@ -5,7 +5,7 @@
 //! import, a factory, a request to its route), and tests that changed with
 //! it in the history.
 
-use super::related::kind_weight;
+use super::related::{cochange_partners, kind_weight};
 use super::*;
 use crate::classify;
 
@@ -32,9 +32,6 @@ const LAYER_SUFFIXES: &[&str] = &[
 /// sets (bench/README.md § Change sets) measure the `tests` line as a whole.
 const SAME_NAME: f32 = 1.0;
 const SAME_SUBJECT: f32 = 0.8;
-/// Co-change confidence counts this much against one edge of weight 1, as
-/// in [`super::related`].
-const COCHANGE_WEIGHT: f32 = 2.0;
 /// A test listed scores this much at least (a reference of a hub that many
 /// tests use does not list every one of them).
 const MIN_SCORE: f32 = 0.3;
@@ -150,27 +147,16 @@ pub fn tests_for(
                 .or_insert_with(|| Related::new(&e.from));
             r.score += w;
             r.edge_score += w;
-            r.edges.push(Tie {
-                kind: e.kind,
-                direction: Direction::In,
-                sibling_of: None,
-                site: Site {
-                    file: e.from.clone(),
-                    line: e.line,
-                },
-            });
+            r.edges.push(Tie::of(e, Direction::In));
         }
         if let Some(h) = history {
-            for (partner, conf, commits) in h.partners(file, 20) {
-                if !is_test(&partner) || !graph.has_file(&partner) {
+            for (partner, conf, commits) in cochange_partners(graph, h, file) {
+                if !is_test(&partner) {
                     continue;
                 }
-                let r = acc
-                    .entry(partner.clone())
-                    .or_insert_with(|| Related::new(&partner));
-                r.score += weight * COCHANGE_WEIGHT * conf;
-                r.cochange = Some(r.cochange.map_or(conf, |c| c.max(conf)));
-                r.cochange_commits = Some(r.cochange_commits.map_or(commits, |c| c.max(commits)));
+                acc.entry(partner.clone())
+                    .or_insert_with(|| Related::new(&partner))
+                    .add_cochange(*weight, conf, commits);
             }
         }
     }
