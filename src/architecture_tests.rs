@@ -498,6 +498,45 @@ fn no_rendered_text_is_parsed_back() {
     );
 }
 
+/// Ways to read a framework fact by its key name instead of its
+/// `chunk::facts::Fact` variant.
+const FACT_KEY_READS: &[&str] = &[
+    ".meta.get(",
+    ".meta[",
+    ".meta.contains_key(",
+    ".meta.insert(",
+];
+
+/// Non-test code outside `chunk/facts.rs` (where keys are read, once) that
+/// reads or writes a chunk's facts by key name.
+fn facts_by_key(files: &[(String, String)]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (rel, code) in files {
+        if rel == "chunk/facts.rs" || rel == "architecture_tests.rs" {
+            continue;
+        }
+        let code = code.split("#[cfg(test)]").next().unwrap_or(code);
+        for read in FACT_KEY_READS {
+            if code.contains(read) {
+                bad.push(format!("{rel} uses facts by key: `{read}`"));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn facts_are_used_through_their_types() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let bad = facts_by_key(&sources(&src));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let planted = [(
+        "lexical.rs".to_string(),
+        r#"if let Some(k) = c.meta.get("kind") {}"#.to_string(),
+    )];
+    assert_eq!(facts_by_key(&planted).len(), 1);
+}
+
 /// Lines of a source file before its test module, at most: past it a file
 /// is split by what its parts own (each file says what it owns in its
 /// `//!` line, STYLE.md § Habits).

@@ -73,7 +73,7 @@ pub fn chunk_text(c: &Chunk) -> String {
     ] {
         terms_into(part, &mut s);
     }
-    let facts = crate::chunk::meta_summary(&c.meta, crate::chunk::META_SUMMARY_CHARS);
+    let facts = c.meta.summary(crate::chunk::META_SUMMARY_CHARS);
     terms_into(&facts, &mut s);
     for r in &c.related {
         terms_into(r, &mut s);
@@ -112,9 +112,6 @@ pub fn file_text(rel: &str, source: &str, chunks: &[Chunk]) -> FileText {
         terms_into(&c.name, &mut symbols);
         if let Some(f) = &c.fqcn {
             terms_into(f, &mut symbols);
-        }
-        if let Some(k) = c.meta.get("kind").and_then(|k| k.as_str()) {
-            terms_into(k, &mut symbols);
         }
     }
     words.retain(|w| is_vocabulary_word(w));

@@ -13,16 +13,17 @@
 //!   → `App\View\Components\UserCard`), `@livewire` (→ `App\Livewire\…`),
 //!   views (`view:layouts.app`) and routes (`route:orders.show`).
 //!
-//! Facts go to [`Chunk::meta`] (a JSON object) and [`Chunk::related`].
+//! Facts go to [`Chunk::meta`] ([`Facts`]) and [`Chunk::related`].
 
 pub mod conventions;
 pub mod locales;
 mod php;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::chunk::Chunk;
+use crate::chunk::facts::{Directories, Fact, Facts, Framework};
 use crate::lang::Lang;
 use crate::search::symbols::{FileSymbols, text};
 
@@ -96,7 +97,7 @@ fn blade_related(symbols: &FileSymbols, chunks: &mut [Chunk]) {
         related.sort();
         related.dedup();
         if !related.is_empty() {
-            c.meta.insert("framework".into(), json!("blade"));
+            c.meta.set(Fact::Framework(Framework::Blade));
             c.related = related;
         }
     }
@@ -117,7 +118,7 @@ fn composer(file: &str, source: &str) -> Option<Vec<Chunk>> {
     let package = v["name"].as_str().unwrap_or("").to_string();
     let total = source.lines().count().max(1);
     let mut out = Vec::new();
-    let mut section = |kind: &str, key: &str, value: &Value, meta: Map<String, Value>| {
+    let mut section = |kind: &str, key: &str, value: &Value, meta: Facts| {
         let start = json_key_line(source, key).unwrap_or(1);
         let content = format!(
             "\"{key}\": {}",
@@ -127,9 +128,9 @@ fn composer(file: &str, source: &str) -> Option<Vec<Chunk>> {
             .saturating_sub(1)
             .min(total);
         let mut m = meta;
-        m.insert("framework".into(), json!("composer"));
+        m.set(Fact::Framework(Framework::Composer));
         if !package.is_empty() {
-            m.insert("package".into(), json!(package));
+            m.set(Fact::Package(package.clone()));
         }
         out.push(Chunk {
             file: file.to_string(),
@@ -158,22 +159,52 @@ fn composer(file: &str, source: &str) -> Option<Vec<Chunk>> {
         ("require-dev", "composer_require_dev"),
     ] {
         if let Some(obj) = v[key].as_object() {
-            let packages: Map<String, Value> = obj.clone();
-            let mut meta = Map::new();
-            meta.insert("packages".into(), Value::Object(packages));
-            section(kind, key, &v[key], meta);
+            // Version constraints are strings (Composer's schema).
+            let packages = obj
+                .iter()
+                .filter_map(|(name, version)| Some((name.clone(), version.as_str()?.to_string())))
+                .collect();
+            section(
+                kind,
+                key,
+                &v[key],
+                Facts::from_iter([Fact::Packages(packages)]),
+            );
         }
     }
     for key in ["autoload", "autoload-dev"] {
         if let Some(obj) = v[key].as_object() {
-            let mut meta = Map::new();
-            if let Some(psr4) = obj.get("psr-4") {
-                meta.insert("psr4".into(), psr4.clone());
-            }
-            section("composer_autoload", key, &v[key], meta);
+            let psr4 = obj.get("psr-4").and_then(Value::as_object).map(|roots| {
+                Fact::Psr4(
+                    roots
+                        .iter()
+                        .filter_map(|(prefix, dirs)| Some((prefix.clone(), directories(dirs)?)))
+                        .collect(),
+                )
+            });
+            section(
+                "composer_autoload",
+                key,
+                &v[key],
+                psr4.into_iter().collect(),
+            );
         }
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// A PSR-4 root's directory (a string) or directories (an array of
+/// strings, others left out); `None` for anything else.
+fn directories(value: &Value) -> Option<Directories> {
+    match value {
+        Value::String(dir) => Some(Directories::One(dir.clone())),
+        Value::Array(dirs) => Some(Directories::Many(
+            dirs.iter()
+                .filter_map(|d| d.as_str().map(String::from))
+                .collect(),
+        )),
+        _ => None,
+    }
 }
 
 /// Parses `source` with `lang`'s grammar; `None` if the parser fails.
@@ -239,8 +270,7 @@ fn tailwind(file: &str, source: &str, lang: Lang) -> Vec<Chunk> {
     };
     let mut out = Vec::new();
     for (key, value) in pairs(config, source) {
-        let mut meta = Map::new();
-        meta.insert("framework".into(), json!("tailwind"));
+        let mut meta = Facts::from_iter([Fact::Framework(Framework::Tailwind)]);
         let (kind, doc) = match key.as_str() {
             "theme" => {
                 // Keys of colors / screens / fontFamily, in theme or theme.extend.
@@ -251,21 +281,26 @@ fn tailwind(file: &str, source: &str, lang: Lang) -> Vec<Chunk> {
                 {
                     scopes.push(ext);
                 }
+                // Each list in the order its key first appears.
+                let mut lists: Vec<(String, Vec<String>)> = Vec::new();
                 for scope in scopes {
                     for (k, v) in pairs(scope, source) {
-                        let field = match k.as_str() {
-                            "colors" => "colors",
-                            "screens" => "screens",
-                            "fontFamily" => "fonts",
-                            _ => continue,
-                        };
-                        let names: Vec<String> =
-                            pairs(v, source).into_iter().map(|(n, _)| n).collect();
-                        let entry = meta.entry(field).or_insert_with(|| json!([]));
-                        if let Value::Array(a) = entry {
-                            a.extend(names.into_iter().map(Value::String));
+                        if !matches!(k.as_str(), "colors" | "screens" | "fontFamily") {
+                            continue;
+                        }
+                        let names = pairs(v, source).into_iter().map(|(n, _)| n);
+                        match lists.iter_mut().find(|(seen, _)| *seen == k) {
+                            Some((_, list)) => list.extend(names),
+                            None => lists.push((k, names.collect())),
                         }
                     }
+                }
+                for (k, names) in lists {
+                    meta.set(match k.as_str() {
+                        "colors" => Fact::Colors(names),
+                        "screens" => Fact::Screens(names),
+                        _ => Fact::Fonts(names),
+                    });
                 }
                 (
                     "tailwind_theme",
@@ -284,7 +319,7 @@ fn tailwind(file: &str, source: &str, lang: Lang) -> Vec<Chunk> {
                         }
                     })
                     .collect();
-                meta.insert("plugins".into(), json!(plugins));
+                meta.set(Fact::Plugins(plugins));
                 ("tailwind_plugins", "Tailwind CSS plugins")
             }
             "content" => {
@@ -294,7 +329,7 @@ fn tailwind(file: &str, source: &str, lang: Lang) -> Vec<Chunk> {
                     .filter(|p| p.kind() == "string")
                     .map(|p| js_name(p, source))
                     .collect();
-                meta.insert("content".into(), json!(paths));
+                meta.set(Fact::Content(paths));
                 (
                     "tailwind_content",
                     "Tailwind CSS content paths (files scanned for classes)",

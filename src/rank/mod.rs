@@ -98,8 +98,9 @@ pub struct FileChunk {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub content: String,
     /// Framework facts (JSON object; left out when none).
-    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
-    pub meta: serde_json::Map<String, serde_json::Value>,
+    #[serde(skip_serializing_if = "crate::chunk::Facts::is_empty")]
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
+    pub meta: crate::chunk::Facts,
     /// Symbols the chunk points at (FQCNs, `table:…`, `route:…`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,

@@ -160,7 +160,7 @@ mod tests {
             fqcn: None,
             signature: String::new(),
             content: content.into(),
-            meta: serde_json::Map::new(),
+            meta: crate::chunk::Facts::default(),
             related: Vec::new(),
             score,
             vector,

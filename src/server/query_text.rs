@@ -162,7 +162,7 @@ impl QueryResult {
                 for c in &mut f.chunks {
                     c.content.clear();
                     c.signature.clear();
-                    c.meta.clear();
+                    c.meta = crate::chunk::Facts::default();
                     c.related.clear();
                 }
                 continue;
@@ -334,7 +334,7 @@ fn file_lines(i: usize, f: &RankedFile) -> Vec<String> {
             c.signature.lines().next().unwrap_or("").trim()
         );
         if !c.meta.is_empty() {
-            let facts = serde_json::Value::Object(c.meta.clone()).to_string();
+            let facts = c.meta.to_json();
             let facts: String = facts.chars().take(300).collect();
             line.push_str(&format!("     facts: {facts}\n"));
         }

@@ -32,7 +32,8 @@ pub struct ForestHit {
     pub signature: String,
     pub content: String,
     /// Framework facts of the chunk (JSON object; `{}` when none).
-    pub meta: serde_json::Map<String, serde_json::Value>,
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
+    pub meta: Facts,
     /// Symbols the chunk points at (FQCNs, `table:…`, `route:…`).
     pub related: Vec<String>,
     pub score: f32,
@@ -83,6 +84,16 @@ pub(super) const FOREST_READ_COLUMNS: [&str; 15] = [
     "related",
 ];
 
+/// A row's `meta` column: its facts, or none (with a warning naming the
+/// file) when the text cannot be read — a row another build wrote, or a
+/// damaged one; the chunk stays searchable by its text and vector.
+fn stored_facts(file: &str, text: &str) -> Facts {
+    Facts::from_stored(text).unwrap_or_else(|e| {
+        tracing::warn!("{file}: {e}");
+        Facts::default()
+    })
+}
+
 /// Reads `forest` rows; `score` is 1 − `_distance` (vector search),
 /// `_score` (full-text search) or 0.
 pub(super) fn forest_hits(batches: &[RecordBatch]) -> Result<Vec<ForestHit>, StoreError> {
@@ -126,7 +137,7 @@ pub(super) fn forest_hits(batches: &[RecordBatch]) -> Result<Vec<ForestHit>, Sto
                 fqcn: opt(fqcn),
                 signature: signature.value(i).into(),
                 content: content.value(i).into(),
-                meta: serde_json::from_str(meta.value(i)).unwrap_or_default(),
+                meta: stored_facts(file.value(i), meta.value(i)),
                 related: serde_json::from_str(related.value(i)).unwrap_or_default(),
                 score: match (dist, bm25) {
                     (Some(d), _) => 1.0 - d.value(i),
@@ -318,7 +329,7 @@ impl Store {
                 )),
                 str_col(&|r| r.chunk.content.clone()),
                 str_col(&|r| r.hash.to_string()),
-                str_col(&|r| serde_json::Value::Object(r.chunk.meta.clone()).to_string()),
+                str_col(&|r| r.chunk.meta.to_stored()),
                 str_col(&|r| serde_json::to_string(&r.chunk.related).unwrap_or_default()),
                 str_col(&|r| r.search_text.to_string()),
                 Arc::new(vectors),

@@ -49,7 +49,7 @@ pub use map::*;
 pub use query::*;
 use schema::*;
 
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, Facts};
 use crate::classify::FileClass;
 
 pub const FOREST: &str = "forest";

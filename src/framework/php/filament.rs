@@ -14,24 +14,24 @@ pub(super) const FILAMENT_METHODS: &[(&str, &str)] = &[
 
 /// The Filament role of a class, by its parent class or (v4 schema
 /// classes) its name and namespace.
-pub(super) fn filament_role(f: &ClassFacts, filament_file: bool) -> Option<&'static str> {
+pub(super) fn filament_role(f: &ClassFacts, filament_file: bool) -> Option<Role> {
     let parent = f.extends.as_deref().unwrap_or("");
     let short = f.fqcn.rsplit('\\').next().unwrap_or("");
     if parent.starts_with("Filament\\") {
         let base = parent.rsplit('\\').next().unwrap_or("");
         return Some(match base {
-            "Resource" => "resource",
-            "RelationManager" => "relation_manager",
-            "Cluster" => "cluster",
-            b if b.ends_with("Widget") || b == "Widget" => "widget",
-            _ => "page",
+            "Resource" => Role::Resource,
+            "RelationManager" => Role::RelationManager,
+            "Cluster" => Role::Cluster,
+            b if b.ends_with("Widget") || b == "Widget" => Role::Widget,
+            _ => Role::Page,
         });
     }
     if filament_file && f.methods.iter().any(|m| m == "configure") {
         for (suffix, role) in [
-            ("Form", "form"),
-            ("Table", "table"),
-            ("Infolist", "infolist"),
+            ("Form", Role::Form),
+            ("Table", Role::Table),
+            ("Infolist", Role::Infolist),
         ] {
             if short.ends_with(suffix) {
                 return Some(role);
@@ -45,8 +45,8 @@ pub(super) fn filament_role(f: &ClassFacts, filament_file: bool) -> Option<&'sta
 /// `…\Products\Schemas\ProductForm`, `…\Products\Tables\ProductsTable`,
 /// `…\Products\Pages\EditProduct` belong to `…\Products\ProductResource`
 /// (the directory name singularised by dropping a trailing `s`).
-pub(super) fn owning_resource(fqcn: &str, role: &str) -> Option<String> {
-    if matches!(role, "resource" | "cluster" | "widget") {
+pub(super) fn owning_resource(fqcn: &str, role: Role) -> Option<String> {
+    if matches!(role, Role::Resource | Role::Cluster | Role::Widget) {
         return None;
     }
     let mut parts: Vec<&str> = fqcn.split('\\').collect();
@@ -60,46 +60,86 @@ pub(super) fn owning_resource(fqcn: &str, role: &str) -> Option<String> {
     Some(format!("{}\\{singular}Resource", parts.join("\\")))
 }
 
+/// What a Filament component or reference in a method is, and the fact it
+/// is listed under.
+#[derive(Clone, Copy, PartialEq)]
+enum Group {
+    Fields,
+    Columns,
+    Actions,
+    Filters,
+    Entries,
+    Layout,
+    RelationManagers,
+    Pages,
+    ConfiguredBy,
+}
+
+impl Group {
+    /// `items` as this group's fact.
+    fn fact(self, items: Vec<String>) -> Fact {
+        match self {
+            Group::Fields => Fact::Fields(items),
+            Group::Columns => Fact::Columns(Columns::Names(items)),
+            Group::Actions => Fact::Actions(items),
+            Group::Filters => Fact::Filters(items),
+            Group::Entries => Fact::Entries(items),
+            Group::Layout => Fact::Layout(items),
+            Group::RelationManagers => Fact::RelationManagers(items),
+            Group::Pages => Fact::Pages(items),
+            Group::ConfiguredBy => Fact::ConfiguredBy(items),
+        }
+    }
+}
+
 /// The group a Filament component's class name puts it in.
-fn component_group(short: &str) -> &'static str {
+fn component_group(short: &str) -> Group {
     const LAYOUT: [&str; 11] = [
         "Section", "Grid", "Tabs", "Tab", "Fieldset", "Wizard", "Step", "Group", "Split", "Card",
         "Flex",
     ];
     if short.ends_with("Column") {
-        "columns"
+        Group::Columns
     } else if short.ends_with("Action") {
-        "actions"
+        Group::Actions
     } else if short.ends_with("Filter") {
-        "filters"
+        Group::Filters
     } else if short.ends_with("Entry") {
-        "entries"
+        Group::Entries
     } else if LAYOUT.contains(&short) {
-        "layout"
+        Group::Layout
     } else {
-        "fields"
+        Group::Fields
     }
+}
+
+/// The components of one method: their facts and every class they name.
+pub(super) struct Components {
+    pub(super) facts: Facts,
+    /// FQCNs of everything referenced, sorted (for `related`).
+    pub(super) classes: Vec<String>,
 }
 
 /// `TextInput::make('name')`, `TextColumn::make('price')`,
 /// `DeleteAction::make()` … in a method body, grouped by what the class
 /// name says it is: `fields`, `columns`, `actions`, `filters`, `entries`,
 /// `layout`; `relation_managers` (in `getRelations`) and `pages` from
-/// `X::class` / `X::route(…)`; `classes` (FQCNs of everything referenced, for
-/// related_symbols).
-pub(super) fn filament_components(method: Node, src: &str, names: &Names) -> Map<String, Value> {
-    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
-    let mut push =
-        |group: &'static str, item: String| match groups.iter_mut().find(|(g, _)| *g == group) {
-            Some((_, v)) => {
-                if !v.contains(&item) {
-                    v.push(item);
-                }
+/// `X::class` / `X::route(…)`; `configured_by` from `X::configure(…)`.
+pub(super) fn filament_components(method: Node, src: &str, names: &Names) -> Components {
+    let mut groups: Vec<(Group, Vec<String>)> = Vec::new();
+    let mut push = |group: Group, item: String| match groups.iter_mut().find(|(g, _)| *g == group) {
+        Some((_, v)) => {
+            if !v.contains(&item) {
+                v.push(item);
             }
-            None => groups.push((group, vec![item])),
-        };
+        }
+        None => groups.push((group, vec![item])),
+    };
     let Some(body) = method.child_by_field_name("body") else {
-        return Map::new();
+        return Components {
+            facts: Facts::default(),
+            classes: Vec::new(),
+        };
     };
     // `X::class` names a relation manager only in getRelations(); elsewhere
     // (`->hiddenOn(ProductsRelationManager::class)`) it is a condition.
@@ -123,12 +163,12 @@ pub(super) fn filament_components(method: Node, src: &str, names: &Names) -> Map
                 if call == "configure" {
                     // v4: `ProductForm::configure($schema)` delegates to a
                     // schema class.
-                    push("configured_by", short.to_string());
+                    push(Group::ConfiguredBy, short.to_string());
                     classes.extend(names.resolve(class));
                     continue;
                 }
                 if call == "route" {
-                    push("pages", short.to_string());
+                    push(Group::Pages, short.to_string());
                     classes.extend(names.resolve(class));
                     continue;
                 }
@@ -138,8 +178,8 @@ pub(super) fn filament_components(method: Node, src: &str, names: &Names) -> Map
                 classes.extend(names.resolve(class));
                 let group = component_group(short);
                 let item = match (group, arg) {
-                    ("actions", Some(a)) => a,
-                    ("actions", None) => short.trim_end_matches("Action").to_ascii_lowercase(),
+                    (Group::Actions, Some(a)) => a,
+                    (Group::Actions, None) => short.trim_end_matches("Action").to_ascii_lowercase(),
                     (_, Some(a)) => a,
                     (_, None) => continue,
                 };
@@ -150,7 +190,7 @@ pub(super) fn filament_components(method: Node, src: &str, names: &Names) -> Map
                     && c.ends_with("RelationManager")
                 {
                     push(
-                        "relation_managers",
+                        Group::RelationManagers,
                         c.rsplit('\\').next().unwrap_or(&c).to_string(),
                     );
                     classes.extend(names.resolve(&c));
@@ -159,14 +199,11 @@ pub(super) fn filament_components(method: Node, src: &str, names: &Names) -> Map
             _ => {}
         }
     }
-    let mut out: Map<String, Value> = groups
+    let facts = groups
         .into_iter()
-        .map(|(g, v)| (g.to_string(), json!(v)))
+        .map(|(group, items)| group.fact(items))
         .collect();
     classes.sort();
     classes.dedup();
-    if !classes.is_empty() {
-        out.insert("classes".into(), json!(classes));
-    }
-    out
+    Components { facts, classes }
 }

@@ -45,7 +45,7 @@ pub(super) fn table_schema(call: Node, src: &str, file: &str) -> Option<Chunk> {
         .chain(
             foreign
                 .iter()
-                .filter_map(|f| f["on"].as_str().map(|t| format!("table:{t}"))),
+                .filter_map(|f| f.on.as_ref().map(|t| format!("table:{t}"))),
         )
         .collect();
     let stmt = call
@@ -59,16 +59,21 @@ pub(super) fn table_schema(call: Node, src: &str, file: &str) -> Option<Chunk> {
         .take(end + 1 - start)
         .collect::<Vec<_>>()
         .join("\n");
-    let mut meta = Map::new();
-    meta.insert("framework".into(), json!("laravel"));
-    meta.insert("table".into(), json!(table));
-    meta.insert("operation".into(), json!(op));
-    meta.insert("columns".into(), json!(columns));
+    let mut meta = Facts::from_iter([
+        Fact::Framework(Framework::Laravel),
+        Fact::Table(table.clone()),
+        Fact::Operation(if op == "create" {
+            TableOperation::Create
+        } else {
+            TableOperation::Table
+        }),
+        Fact::Columns(Columns::Table(columns)),
+    ]);
     if !indexes.is_empty() {
-        meta.insert("indexes".into(), json!(indexes));
+        meta.set(Fact::Indexes(indexes));
     }
     if !foreign.is_empty() {
-        meta.insert("foreign_keys".into(), json!(foreign));
+        meta.set(Fact::ForeignKeys(foreign));
     }
     Some(Chunk {
         file: file.to_string(),
@@ -94,9 +99,9 @@ pub(super) fn table_schema(call: Node, src: &str, file: &str) -> Option<Chunk> {
 /// type, modifiers), indexes (and drops/renames) and foreign keys.
 #[derive(Default)]
 pub(super) struct Blueprint {
-    pub(super) columns: Vec<Value>,
-    pub(super) indexes: Vec<Value>,
-    pub(super) foreign: Vec<Value>,
+    pub(super) columns: Vec<TableColumn>,
+    pub(super) indexes: Vec<TableIndex>,
+    pub(super) foreign: Vec<ForeignKey>,
 }
 
 impl Blueprint {
@@ -156,14 +161,20 @@ impl Blueprint {
                 "dropColumn" | "renameColumn" | "dropForeign" | "dropIndex"
             )
         {
-            self.indexes.push(json!({"type": method, "columns": first}));
+            self.indexes.push(TableIndex {
+                kind: method,
+                columns: first,
+            });
             return;
         }
         if method == "foreign" {
             let references = modifier_arg("references").flatten();
             let on = modifier_arg("on").flatten();
-            self.foreign
-                .push(json!({"column": first.first(), "references": references, "on": on}));
+            self.foreign.push(ForeignKey {
+                column: first.first().cloned(),
+                references,
+                on,
+            });
             return;
         }
         let fixed: Vec<String> = match FIXED_COLUMNS.iter().find(|(m, _)| *m == method) {
@@ -176,8 +187,11 @@ impl Blueprint {
         };
         if !fixed.is_empty() || method.ends_with("morphs") || method.ends_with("Morphs") {
             for c in fixed {
-                self.columns
-                    .push(json!({"name": c, "type": method, "modifiers": modifier_names}));
+                self.columns.push(TableColumn {
+                    name: c,
+                    kind: method.clone(),
+                    modifiers: modifier_names.clone(),
+                });
             }
             return;
         }
@@ -192,10 +206,16 @@ impl Blueprint {
         let Some(name) = name else { return };
         if let Some(on) = modifier_arg("constrained") {
             let on = on.unwrap_or_else(|| plural_snake(name.trim_end_matches("_id")));
-            self.foreign
-                .push(json!({"column": name, "references": "id", "on": on}));
+            self.foreign.push(ForeignKey {
+                column: Some(name.clone()),
+                references: Some("id".into()),
+                on: Some(on),
+            });
         }
-        self.columns
-            .push(json!({"name": name, "type": method, "modifiers": modifier_names}));
+        self.columns.push(TableColumn {
+            name,
+            kind: method,
+            modifiers: modifier_names,
+        });
     }
 }

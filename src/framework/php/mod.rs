@@ -7,11 +7,14 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
 use tree_sitter::Node;
 
 use super::{descendants, named_children, parse};
 use crate::chunk::Chunk;
+use crate::chunk::facts::{
+    Columns, Fact, Facts, ForeignKey, Framework, Relation, Role, TableColumn, TableIndex,
+    TableOperation, Translatable,
+};
 use crate::lang::Lang;
 use crate::search::symbols::text;
 
@@ -50,8 +53,9 @@ struct ClassFacts {
     fillable: Vec<String>,
     table: Option<String>,
     model: Option<String>,
-    navigation: Map<String, Value>,
-    relations: Vec<Value>,
+    /// Navigation, slug, record title and cluster of a Filament class.
+    navigation: Facts,
+    relations: Vec<Relation>,
     methods: Vec<String>,
 }
 
@@ -131,14 +135,20 @@ fn class_facts(class: Node, src: &str, names: &Names) -> ClassFacts {
                         | "slug"
                         | "recordTitleAttribute" => {
                             if let Some(v) = string_value(value, src) {
-                                f.navigation.insert(snake(prop), Value::String(v));
+                                f.navigation.set(match prop {
+                                    "navigationIcon" => Fact::NavigationIcon(v),
+                                    "navigationGroup" => Fact::NavigationGroup(v),
+                                    "navigationLabel" => Fact::NavigationLabel(v),
+                                    "slug" => Fact::Slug(v),
+                                    _ => Fact::RecordTitleAttribute(v),
+                                });
                             }
                         }
                         "cluster" => {
                             if let Some(c) =
                                 class_constant(value, src).and_then(|c| names.resolve(&c))
                             {
-                                f.navigation.insert("cluster".into(), Value::String(c));
+                                f.navigation.set(Fact::Cluster(c));
                             }
                         }
                         _ => {}
@@ -190,9 +200,8 @@ fn injected(method: Node, src: &str, names: &Names) -> Vec<String> {
         .collect()
 }
 
-/// `return $this->hasMany(Order::class, …)` in a method body → `{name,
-/// type, related}`.
-fn relation(method: Node, src: &str, names: &Names) -> Option<Value> {
+/// `return $this->hasMany(Order::class, …)` in a method body.
+fn relation(method: Node, src: &str, names: &Names) -> Option<Relation> {
     let body = method.child_by_field_name("body")?;
     let name = text(method.child_by_field_name("name")?, src);
     descendants(body).into_iter().find_map(|n| {
@@ -208,7 +217,11 @@ fn relation(method: Node, src: &str, names: &Names) -> Option<Value> {
             .first()
             .and_then(|a| class_constant(*a, src))
             .and_then(|c| names.resolve(&c));
-        Some(json!({"name": name, "type": call, "related": related}))
+        Some(Relation {
+            name: name.to_string(),
+            kind: call.to_string(),
+            related,
+        })
     })
 }
 
@@ -227,26 +240,26 @@ fn is_model(f: &ClassFacts) -> bool {
 /// injected dependencies, translatable fields, Eloquent model facts,
 /// Filament role, model and resource.
 struct ClassMeta {
-    meta: Map<String, Value>,
+    meta: Facts,
     related: Vec<String>,
-    role: Option<&'static str>,
+    role: Option<Role>,
     resource: Option<String>,
 }
 
 fn class_meta(f: &ClassFacts, names: &Names, filament_file: bool) -> ClassMeta {
-    let mut class_meta = Map::new();
+    let mut class_meta = Facts::default();
     let mut related: Vec<String> = Vec::new();
     if !names.imports.is_empty() {
-        let mut imports: Vec<&String> = names.imports.values().collect();
+        let mut imports: Vec<String> = names.imports.values().cloned().collect();
         imports.sort();
-        class_meta.insert("imports".into(), json!(imports));
+        class_meta.set(Fact::Imports(imports));
     }
     if let Some(e) = &f.extends {
-        class_meta.insert("extends".into(), json!(e));
+        class_meta.set(Fact::Extends(e.clone()));
         related.push(e.clone());
     }
     if !f.injected.is_empty() {
-        class_meta.insert("injected_dependencies".into(), json!(f.injected));
+        class_meta.set(Fact::InjectedDependencies(f.injected.clone()));
         related.extend(f.injected.iter().cloned());
     }
     let translatable = !f.translatable.is_empty()
@@ -256,56 +269,46 @@ fn class_meta(f: &ClassFacts, names: &Names, filament_file: bool) -> ClassMeta {
     if translatable {
         // Models list their fields; a Filament resource with the
         // Translatable concern is translatable as a whole.
-        class_meta.insert(
-            "translatable".into(),
-            if f.translatable.is_empty() {
-                json!(true)
-            } else {
-                json!(f.translatable)
-            },
-        );
+        class_meta.set(Fact::Translatable(if f.translatable.is_empty() {
+            Translatable::Whole(true)
+        } else {
+            Translatable::Fields(f.translatable.clone())
+        }));
     }
     if is_model(f) {
-        class_meta.insert("framework".into(), json!("laravel"));
-        class_meta.insert("role".into(), json!("eloquent_model"));
+        class_meta.set(Fact::Framework(Framework::Laravel));
+        class_meta.set(Fact::Role(Role::EloquentModel));
         let short = f.fqcn.rsplit('\\').next().unwrap_or("");
         let table = f.table.clone().unwrap_or_else(|| plural_snake(short));
-        class_meta.insert("table".into(), json!(table));
         related.push(format!("table:{table}"));
+        class_meta.set(Fact::Table(table));
         if !f.fillable.is_empty() {
-            class_meta.insert("fillable".into(), json!(f.fillable));
+            class_meta.set(Fact::Fillable(f.fillable.clone()));
         }
         if !f.relations.is_empty() {
-            class_meta.insert("relations".into(), json!(f.relations));
-            related.extend(
-                f.relations
-                    .iter()
-                    .filter_map(|r| r["related"].as_str().map(String::from)),
-            );
+            class_meta.set(Fact::Relations(f.relations.clone()));
+            related.extend(f.relations.iter().filter_map(|r| r.related.clone()));
         }
     }
     let role = filament_role(f, filament_file);
     let resource = role.and_then(|r| owning_resource(&f.fqcn, r));
     if let Some(role) = role {
-        class_meta.insert("framework".into(), json!("filament"));
-        class_meta.insert("role".into(), json!(role));
+        class_meta.set(Fact::Framework(Framework::Filament));
+        class_meta.set(Fact::Role(role));
         if let Some(m) = &f.model {
-            class_meta.insert("model".into(), json!(m));
+            class_meta.set(Fact::Model(m.clone()));
             related.push(m.clone());
         }
-        class_meta.extend(f.navigation.clone());
+        class_meta.merge(f.navigation.clone());
         if let Some(resource) = &resource {
-            class_meta.insert("resource".into(), json!(resource));
+            class_meta.set(Fact::Resource(resource.clone()));
             related.push(resource.clone());
         }
-        if role == "resource" {
-            for (method, key) in [
-                ("form", "has_form"),
-                ("table", "has_table"),
-                ("infolist", "has_infolist"),
-            ] {
-                class_meta.insert(key.into(), json!(f.methods.iter().any(|m| m == method)));
-            }
+        if role == Role::Resource {
+            let defines = |method: &str| f.methods.iter().any(|m| m == method);
+            class_meta.set(Fact::HasForm(defines("form")));
+            class_meta.set(Fact::HasTable(defines("table")));
+            class_meta.set(Fact::HasInfolist(defines("infolist")));
         }
     }
     related.sort();
@@ -319,7 +322,7 @@ fn class_meta(f: &ClassFacts, names: &Names, filament_file: bool) -> ClassMeta {
 }
 
 /// (facts, related symbols, a kind that replaces `method`).
-type MethodMeta = (Map<String, Value>, Vec<String>, Option<String>);
+type MethodMeta = (Facts, Vec<String>, Option<String>);
 
 /// What one method adds to its chunk: (facts, related symbols, a kind that
 /// replaces `method`), `None` when nothing: constructor DI, an Eloquent
@@ -333,26 +336,24 @@ fn method_meta(
     class: &ClassMeta,
     filament_file: bool,
 ) -> Option<MethodMeta> {
-    let mut meta = Map::new();
+    let mut meta = Facts::default();
     let mut rel: Vec<String> = Vec::new();
     let mut kind: Option<String> = None;
     if name == "__construct" && !f.injected.is_empty() {
-        meta.insert("injected_dependencies".into(), json!(f.injected));
+        meta.set(Fact::InjectedDependencies(f.injected.clone()));
         rel.extend(f.injected.iter().cloned());
     }
-    if let Some(r) = f.relations.iter().find(|r| r["name"] == name) {
-        meta.insert("relation".into(), r.clone());
-        if let Some(model) = r["related"].as_str() {
-            rel.push(model.to_string());
-        }
+    if let Some(r) = f.relations.iter().find(|r| r.name == name) {
+        meta.set(Fact::Relation(r.clone()));
+        rel.extend(r.related.clone());
         kind = Some("eloquent_relation".into());
     }
     let role = class.role;
     if role.is_some() || filament_file {
         let parts = filament_components(m, src, names);
         let method_kind = match role {
-            Some("form" | "table" | "infolist") if name == "configure" => {
-                Some(format!("filament_{}", role.unwrap_or_default()))
+            Some(r @ (Role::Form | Role::Table | Role::Infolist)) if name == "configure" => {
+                Some(format!("filament_{}", r.as_str()))
             }
             Some(_) => FILAMENT_METHODS
                 .iter()
@@ -360,26 +361,24 @@ fn method_meta(
                 .map(|(_, k)| (*k).to_string()),
             None => None,
         };
-        let has_actions = parts.get("actions").is_some();
+        let has_actions = parts.facts.iter().any(|p| matches!(p, Fact::Actions(_)));
         if let Some(k) = method_kind {
             kind = Some(k);
         } else if has_actions {
             kind = Some("filament_action".into());
         }
         if kind.is_some() {
-            if let Some(Value::Array(classes)) = parts.get("classes") {
-                rel.extend(classes.iter().filter_map(|c| c.as_str().map(String::from)));
-            }
-            meta.insert("framework".into(), json!("filament"));
+            rel.extend(parts.classes);
+            meta.set(Fact::Framework(Framework::Filament));
             if let Some(model) = &f.model {
-                meta.insert("model".into(), json!(model));
+                meta.set(Fact::Model(model.clone()));
                 rel.push(model.clone());
             }
             if let Some(r) = &class.resource {
-                meta.insert("resource".into(), json!(r));
+                meta.set(Fact::Resource(r.clone()));
                 rel.push(r.clone());
             }
-            meta.extend(parts.into_iter().filter(|(k, _)| k != "classes"));
+            meta.merge(parts.facts);
         }
     }
     if meta.is_empty() {
@@ -403,10 +402,10 @@ fn apply_class(
     let cm = class_meta(f, names, filament_file);
     let class_fqcn = Some(f.fqcn.clone());
     for c in chunks.iter_mut().filter(|c| c.fqcn == class_fqcn) {
-        if c.kind == "class" && cm.role == Some("resource") {
+        if c.kind == "class" && cm.role == Some(Role::Resource) {
             c.kind = "filament_resource".into();
         }
-        c.meta.extend(cm.meta.clone());
+        c.meta.merge(cm.meta.clone());
         c.related.clone_from(&cm.related);
     }
     // Methods: relations, constructor DI, Filament components.
@@ -427,7 +426,7 @@ fn apply_class(
             if let Some(k) = &kind {
                 c.kind.clone_from(k);
             }
-            c.meta.extend(meta.clone());
+            c.meta.merge(meta.clone());
             c.related.clone_from(&rel);
         }
     }

@@ -4,9 +4,12 @@
 //! summary per file for what no definition covers, and 50-line windows for
 //! files without a grammar (or in `lightweight_mode`).
 
+pub mod facts;
+
 use crate::util::split_identifier;
 use serde::Serialize;
-use serde_json::{Map, Value};
+
+pub use facts::Facts;
 
 use crate::search::symbols::{Definition, FileSymbols};
 
@@ -34,10 +37,8 @@ pub struct Chunk {
     /// The source lines of the chunk; a container's members are reduced to
     /// their first line followed by ` …`.
     pub content: String,
-    /// Framework facts (a JSON object, empty when none): `imports`,
-    /// `injected_dependencies`, `relations`, `translatable`, `columns`,
-    /// `fields`, `actions`, … — see `crate::framework`.
-    pub meta: serde_json::Map<String, serde_json::Value>,
+    /// Framework facts (empty when none) — see `crate::framework`.
+    pub meta: Facts,
     /// Symbols this chunk points at: PHP FQCNs (injected dependencies,
     /// related models, Blade components), `table:<name>`, `route:<name>`,
     /// `view:<name>`.
@@ -69,7 +70,7 @@ impl Chunk {
             s.push_str(doc);
             s.push('\n');
         }
-        let facts = meta_summary(&self.meta, META_SUMMARY_CHARS);
+        let facts = self.meta.summary(META_SUMMARY_CHARS);
         if !facts.is_empty() {
             s.push_str(&facts);
             s.push('\n');
@@ -88,51 +89,6 @@ impl Chunk {
 /// Longest facts line in chars, in the embedded text and in `query`'s
 /// keyword matching alike.
 pub const META_SUMMARY_CHARS: usize = 400;
-
-/// One line naming the facts in `meta` for the embedded text: arrays of
-/// strings joined, arrays of objects by their `name`, true flags by key;
-/// at most `max_chars` chars.
-pub fn meta_summary(meta: &Map<String, Value>, max_chars: usize) -> String {
-    let mut parts = Vec::new();
-    for (k, v) in meta {
-        if matches!(k.as_str(), "imports" | "framework" | "psr4" | "packages") {
-            continue;
-        }
-        let value = match v {
-            Value::String(s) => s.rsplit('\\').next().unwrap_or(s).to_string(),
-            Value::Bool(true) => String::new(),
-            Value::Array(a) if !a.is_empty() => a
-                .iter()
-                .filter_map(|x| match x {
-                    Value::String(s) => Some(s.rsplit('\\').next().unwrap_or(s).to_string()),
-                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(String::from),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            Value::Object(o) if k == "relation" => format!(
-                "{} {}",
-                o.get("type").and_then(Value::as_str).unwrap_or(""),
-                o.get("related")
-                    .and_then(Value::as_str)
-                    .and_then(|s| s.rsplit('\\').next())
-                    .unwrap_or("")
-            ),
-            _ => continue,
-        };
-        let key = k.replace('_', " ");
-        parts.push(if value.is_empty() {
-            key
-        } else {
-            format!("{key}: {value}")
-        });
-    }
-    let mut s = parts.join("; ");
-    if s.chars().count() > max_chars {
-        s = s.chars().take(max_chars).collect::<String>() + "…";
-    }
-    s
-}
 
 /// Chunks one file. `symbols` is `None` for files without a grammar.
 /// `max_chars` bounds the content of one chunk; longer definitions are split
@@ -178,7 +134,7 @@ pub fn chunk_file(
             start_line: d.line,
             end_line: d.end_line,
             content: String::new(),
-            meta: serde_json::Map::new(),
+            meta: Facts::default(),
             related: Vec::new(),
         };
         out.extend(split(base, content, max_chars));
@@ -225,7 +181,7 @@ pub fn chunk_file(
             start_line: first,
             end_line: last,
             content: String::new(),
-            meta: serde_json::Map::new(),
+            meta: Facts::default(),
             related: Vec::new(),
         };
         out.extend(split(base, trimmed, max_chars));
@@ -331,7 +287,7 @@ fn windows(file: &str, language: &str, name: &str, lines: &[&str], max_chars: us
             start_line: start,
             end_line: start + block.len() - 1,
             content: String::new(),
-            meta: serde_json::Map::new(),
+            meta: Facts::default(),
             related: Vec::new(),
         };
         let numbered = block
