@@ -457,22 +457,33 @@ const REPLY_SEPARATORS: &[&str] = &[
     ".split_whitespace().take(",
 ];
 
-/// Non-test code that splits a string on a reply separator.
-fn parsed_back(files: &[(String, String)]) -> Vec<String> {
+/// Lines of non-test code (before a file's `#[cfg(test)]`), in files
+/// `skip` leaves in, that contain one of `needles`: `"{rel} {what} `{needle}`"`.
+fn non_test_code_with(
+    files: &[(String, String)],
+    skip: impl Fn(&str) -> bool,
+    needles: &[&str],
+    what: &str,
+) -> Vec<String> {
     let mut bad = Vec::new();
-    for (rel, code) in files {
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        if name == "tests.rs" || rel == "architecture_tests.rs" {
-            continue;
-        }
+    for (rel, code) in files.iter().filter(|(rel, _)| !skip(rel)) {
         let code = code.split("#[cfg(test)]").next().unwrap_or(code);
-        for sep in REPLY_SEPARATORS {
-            if code.contains(sep) {
-                bad.push(format!("{rel} splits text on `{sep}`"));
+        for needle in needles {
+            if code.contains(needle) {
+                bad.push(format!("{rel} {what} `{needle}`"));
             }
         }
     }
     bad
+}
+
+/// Non-test code that splits a string on a reply separator.
+fn parsed_back(files: &[(String, String)]) -> Vec<String> {
+    let skip = |rel: &str| {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        name == "tests.rs" || rel == "architecture_tests.rs"
+    };
+    non_test_code_with(files, skip, REPLY_SEPARATORS, "splits text on")
 }
 
 #[test]
@@ -510,19 +521,8 @@ const FACT_KEY_READS: &[&str] = &[
 /// Non-test code outside `chunk/facts.rs` (where keys are read, once) that
 /// reads or writes a chunk's facts by key name.
 fn facts_by_key(files: &[(String, String)]) -> Vec<String> {
-    let mut bad = Vec::new();
-    for (rel, code) in files {
-        if rel == "chunk/facts.rs" || rel == "architecture_tests.rs" {
-            continue;
-        }
-        let code = code.split("#[cfg(test)]").next().unwrap_or(code);
-        for read in FACT_KEY_READS {
-            if code.contains(read) {
-                bad.push(format!("{rel} uses facts by key: `{read}`"));
-            }
-        }
-    }
-    bad
+    let skip = |rel: &str| rel == "chunk/facts.rs" || rel == "architecture_tests.rs";
+    non_test_code_with(files, skip, FACT_KEY_READS, "uses facts by key:")
 }
 
 #[test]

@@ -46,6 +46,19 @@ pub struct Change {
 }
 
 const CODE_MD: &str = include_str!("../../assets/claude/code.md");
+/// The `/code` workflow's write step: with the write hook installed, edits
+/// go straight to the hook; without it, `check_write_target` before each.
+const WRITE_STEP: &str = include_str!("../../assets/claude/write-step.md");
+const WRITE_STEP_HOOK: &str = include_str!("../../assets/claude/write-step-hook.md");
+
+/// The `/code` command's text, for a repository with or without the write
+/// hook.
+pub fn code_md(hook: bool) -> String {
+    CODE_MD.replace(
+        "{{write_step}}\n",
+        if hook { WRITE_STEP_HOOK } else { WRITE_STEP },
+    )
+}
 const OUTCOME_MD: &str = include_str!("../../assets/claude/outcome.md");
 
 /// How a client starts the server: the command and the environment it needs.
@@ -212,14 +225,23 @@ pub fn init(
     plan.push(merge_json(&root.join(".mcp.json"), |v| {
         add_server(v, &server)
     })?);
-    plan.push((root.join(".claude/commands/code.md"), CODE_MD.to_string()));
+    let settings = root.join(".claude/settings.json");
+    let hook_installed = hooks
+        || std::fs::read_to_string(&settings)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|v| installed_matcher(&v).is_some());
+    plan.push((
+        root.join(".claude/commands/code.md"),
+        code_md(hook_installed),
+    ));
     plan.push((
         root.join(".claude/commands/outcome.md"),
         OUTCOME_MD.to_string(),
     ));
     if hooks {
         let command = format!("{exe_s} hook pre-tool-use");
-        plan.push(merge_json(&root.join(".claude/settings.json"), |v| {
+        plan.push(merge_json(&settings, |v| {
             add_hook(v, &command);
         })?);
     }

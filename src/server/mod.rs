@@ -218,7 +218,7 @@ impl CodeIntel {
 
 /// The `instructions` of `initialize`: when to call what, and how readiness
 /// is reported. Kept short: clients put it in every prompt.
-const INSTRUCTIONS: &str = "Code intelligence for this repository (Japanese or English requests). Call `query` first with the user's request: the files a change likely touches, best first, with code. Find by name with find_definitions / find_references / search_text / get_symbols; read with read_file or get_function_at_line. Before editing for a request: start_session (with slots), then with session_id read the files you will change and find_references on what changes, submit_understanding (it says what is missing), and check_write_target before every edit. Paths are repo-relative, lines 1-based. Index readiness is the first line of query / semantic_search replies; sync_index updates it.";
+const INSTRUCTIONS: &str = "Code intelligence for this repository (Japanese or English requests). Call `query` first with the user's request: the files a change likely touches, best first, with code. Find by name with find_definitions / find_references / search_text / get_symbols; read with read_file or get_function_at_line. Before editing for a request: start_session (with slots), then with session_id read the files you will change and find_references on what changes, submit_understanding (it says what is missing), then edit (the PreToolUse hook checks each write where installed, else check_write_target before every edit). Paths are repo-relative, lines 1-based. Index readiness is the first line of query / semantic_search replies; sync_index updates it.";
 
 impl CodeIntel {
     /// Phase of the session this server started last, when the tool list is

@@ -22,7 +22,7 @@ pub fn next_step(s: &Session) -> String {
             if s.requirements.needs.contains(&Requirement::Patterns) {
                 "read an existing implementation of the same kind"
             } else {
-                "find_references on what changes"
+                "find_references on what changes (a search_text for its name counts too)"
             }
         ),
         Phase::Semantic => {
@@ -35,7 +35,21 @@ pub fn next_step(s: &Session) -> String {
             "answer from what the tools returned (this session never writes); record_outcome when done".into()
         }
         Phase::Ready => {
-            "call check_write_target before every edit; record_outcome when done".into()
+            let files: Vec<String> = s
+                .understanding
+                .iter()
+                .flat_map(|u| &u.files_to_edit)
+                .chain(&s.scope_added)
+                .map(|f| format!("`{f}`"))
+                .collect();
+            format!(
+                "edit {}; where code-intel's PreToolUse hook is installed (`code-intel init --hooks`) each write is checked as it is made, elsewhere call check_write_target before every edit; record_outcome when done",
+                if files.is_empty() {
+                    "the files you read".to_string()
+                } else {
+                    files.join(", ")
+                }
+            )
         }
     }
 }

@@ -28,7 +28,9 @@ pub use model::*;
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
-    use super::requirements::{Facts, assess, reason_fits, unqualified};
+    use super::requirements::{
+        Facts, assess, reason_fits, searched_identifier, text_uses, unqualified,
+    };
     use super::*;
 
     fn slot(v: &str, q: &str) -> Slot {
@@ -113,6 +115,66 @@ mod tests {
         ));
     }
 
+    /// MODIFY of `Auth::login` (its entry point) after reading `a.py`.
+    fn login_read() -> Understanding {
+        Understanding {
+            symbols_identified: vec!["Auth::login".into()],
+            entry_points: vec!["Auth::login".into()],
+            existing_patterns: vec![],
+            files_analyzed: vec!["a.py".into()],
+            files_to_edit: vec![],
+            slot_evidence: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_search_for_a_name_counts_its_uses_outside_the_definition() {
+        for (pattern, name) in [
+            ("markAsRead", Some("markAsRead")),
+            ("\\bmarkAsRead\\b", Some("markAsRead")),
+            ("->markAsRead(", Some("markAsRead")),
+            ("::update\\(", Some("update")),
+            (".total", Some("total")),
+            ("function markAsRead", None),
+            ("mark.*Read", None),
+            ("", None),
+            ("9lives", None),
+        ] {
+            assert_eq!(searched_identifier(pattern), name, "{pattern}");
+        }
+        let defs = |s: &str| match unqualified(s) {
+            "login" => vec!["a.py".to_string()],
+            _ => vec![],
+        };
+        let checks: BTreeMap<String, BTreeSet<String>> = [
+            (
+                "login".to_string(),
+                ["a.py", "c.py"].map(String::from).into(),
+            ),
+            ("logout".to_string(), ["a.py"].map(String::from).into()),
+        ]
+        .into();
+        assert_eq!(text_uses(&checks, "Auth::login", &defs), Some(1));
+        assert_eq!(
+            text_uses(&checks, "logout", &|_| vec!["a.py".into()]),
+            Some(0)
+        );
+        assert_eq!(text_uses(&checks, "Auth", &defs), None);
+        // Uses by name stand for find_references: entry points and coverage.
+        let read: BTreeSet<String> = ["a.py"].map(String::from).into();
+        let facts = Facts {
+            definition_files: &defs,
+            file_exists: &|f| f == "a.py",
+            is_test: &|_| false,
+            files_read: &read,
+            reference_checks: &BTreeMap::new(),
+            text_checks: &checks,
+        };
+        let u = login_read();
+        let a = assess(&Requirements::of(Intent::Modify, Risk::Medium), &u, &facts);
+        assert!(a.complete(), "{:?}", a.missing);
+    }
+
     #[test]
     fn claims_are_checked_and_evidence_judged_by_quality() {
         let read: BTreeSet<String> = ["a.py"].map(String::from).into();
@@ -130,6 +192,7 @@ mod tests {
             is_test: &is_test,
             files_read: &read,
             reference_checks: &refs,
+            text_checks: &BTreeMap::new(),
         };
         let u = Understanding {
             symbols_identified: vec!["Auth".into(), "ghost".into(), "Auth".into()],
@@ -157,14 +220,7 @@ mod tests {
 
         // login read and its references checked (no uses): LOW is met;
         // MEDIUM also needs coverage, which a read test file gives.
-        let u = Understanding {
-            symbols_identified: vec!["Auth::login".into()],
-            entry_points: vec!["Auth::login".into()],
-            existing_patterns: vec![],
-            files_analyzed: vec!["a.py".into()],
-            files_to_edit: vec![],
-            slot_evidence: BTreeMap::new(),
-        };
+        let u = login_read();
         assert!(assess(&Requirements::of(Intent::Modify, Risk::Low), &u, &facts).complete());
         let a = assess(&req, &u, &facts);
         assert_eq!(

@@ -51,6 +51,41 @@ pub struct Facts<'a> {
     pub files_read: &'a BTreeSet<String>,
     /// Symbol as given to `find_references` → uses it found in this session.
     pub reference_checks: &'a BTreeMap<String, usize>,
+    /// Identifier searched with `search_text` → files its matches were
+    /// shown in.
+    pub text_checks: &'a BTreeMap<String, BTreeSet<String>>,
+}
+
+/// The identifier a `search_text` pattern looks for, when it looks for one
+/// name as used: `markAsRead`, `\bmarkAsRead\b`, `->markAsRead(`,
+/// `::update\(`, `.total`; `None` for anything else (`function
+/// markAsRead`, `mark.*Read`, several words).
+pub fn searched_identifier(pattern: &str) -> Option<&str> {
+    let mut p = pattern.trim();
+    for prefix in ["\\b", "->", "::", "\\.", "."] {
+        p = p.strip_prefix(prefix).unwrap_or(p);
+    }
+    for suffix in ["\\b", "\\(", "("] {
+        p = p.strip_suffix(suffix).unwrap_or(p);
+    }
+    let mut chars = p.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(p)
+}
+
+/// Uses of `symbol` a `search_text` for its bare name showed: the files of
+/// its matches that do not define it (`Some(0)`: searched, no use outside
+/// its definition); `None` when its name was not searched.
+pub fn text_uses(
+    checks: &BTreeMap<String, BTreeSet<String>>,
+    symbol: &str,
+    definition_files: &dyn Fn(&str) -> Vec<String>,
+) -> Option<usize> {
+    let files = checks.get(unqualified(symbol))?;
+    let defs = definition_files(symbol);
+    Some(files.iter().filter(|f| !defs.contains(f)).count())
 }
 
 /// `Class::method`, `Class.method`, `Ns\Class` → the last name.
@@ -84,7 +119,11 @@ pub fn uses_found(checks: &BTreeMap<String, usize>, symbol: &str) -> Option<usiz
 /// rejected claim never sits beside confidence 1.00, issue 24).
 pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Assessment {
     let c = claims(u, facts);
-    let checked = |s: &str| uses_found(facts.reference_checks, s);
+    // A reference check, or a search for the name: uses either showed.
+    let checked = |s: &str| {
+        let text = text_uses(facts.text_checks, s, facts.definition_files);
+        uses_found(facts.reference_checks, s).max(text)
+    };
     let mut missing = BTreeMap::new();
     for &r in &req.needs {
         let gap: Option<String> = match r {
@@ -264,7 +303,9 @@ fn entry_points_gap(
             .copied()
             .filter(|s| checked(s).is_none())
             .collect();
-        Some(format!("run find_references on {todo:?}"))
+        Some(format!(
+            "run find_references on {todo:?} (or search_text for the name: the uses it shows count)"
+        ))
     } else {
         None
     }

@@ -25,7 +25,10 @@ def test_init_merges_and_is_idempotent(tmp_path):
     assert mcp["mcpServers"]["other"] == {"command": "other-server"}
     assert mcp["mcpServers"]["code-intel"]["args"] == ["serve", "--repo", "."]
     assert (repo / ".gitignore").read_text() == "node_modules/\n.code-intel/\n"
-    assert "start_session" in (repo / ".claude/commands/code.md").read_text()
+    code_md = (repo / ".claude/commands/code.md").read_text()
+    assert "start_session" in code_md and "{{" not in code_md
+    # With the hook, edits go straight to it: no check_write_target per edit.
+    assert "PreToolUse hook checks every write" in code_md and "before every edit" not in code_md
     assert "record_outcome" in (repo / ".claude/commands/outcome.md").read_text()
     settings = json.loads((repo / ".claude/settings.json").read_text())
     (hook,) = settings["hooks"]["PreToolUse"]
@@ -52,6 +55,13 @@ def test_init_merges_and_is_idempotent(tmp_path):
     assert p.returncode == 0 and "found on PATH" in p.stdout, p.stdout + p.stderr
     entry = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["code-intel"]
     assert entry["command"] == "code-intel" and entry["args"] == ["serve", "--repo", "."], entry
+    # init without --hooks keeps the installed hook's workflow; a repository
+    # without the hook gets check_write_target before every edit.
+    assert "PreToolUse hook checks every write" in (repo / ".claude/commands/code.md").read_text()
+    bare = make_repo(tmp_path / "bare")
+    run("init", str(bare))
+    code_md = (bare / ".claude/commands/code.md").read_text()
+    assert "before every edit call `check_write_target`" in code_md and "{{" not in code_md
 
     # An older release's hook entry (no Bash in its matcher) is brought up
     # to date, not duplicated; doctor says when it lags.

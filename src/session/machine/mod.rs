@@ -155,6 +155,19 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
             {
                 s.reference_checks.insert(sym.trim().to_string(), total);
             }
+            if evidence.tool == Tool::SearchText
+                && evidence.params.path.as_deref().unwrap_or("").is_empty()
+                && let Some(name) = evidence
+                    .params
+                    .pattern
+                    .as_deref()
+                    .and_then(super::requirements::searched_identifier)
+            {
+                s.text_checks
+                    .entry(name.to_string())
+                    .or_default()
+                    .extend(evidence.files.iter().cloned());
+            }
             s.evidence.push(evidence);
             Ok(Step::default())
         }
@@ -276,6 +289,7 @@ fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessme
             is_test: &is_test,
             files_read: &s.explored,
             reference_checks: &s.reference_checks,
+            text_checks: &s.text_checks,
         },
     )
 }

@@ -548,3 +548,60 @@ fn learned_pairs_keep_what_the_change_touched() {
     s.writes_allowed = vec!["d.py".into()];
     assert_eq!(learned_symbols(&s, &a, &Code), ["Widget", "hash"]);
 }
+
+/// A whole-repository `search_text` for a symbol's name shows its uses: it
+/// stands for `find_references` on that symbol (uses outside the files that
+/// define it); a search scoped to a path or for something else does not.
+#[test]
+fn a_search_for_the_name_stands_for_find_references() {
+    let search = |pattern: &str, path: Option<&str>, files: &[&str]| Event::ToolRecorded {
+        evidence: Evidence {
+            tool: Tool::SearchText,
+            params: CallArgs {
+                pattern: Some(pattern.into()),
+                path: path.map(String::from),
+                ..CallArgs::default()
+            },
+            summary: String::new(),
+            read: vec![],
+            read_lines: vec![],
+            total: Some(files.len()),
+            files: files.iter().map(|f| (*f).to_string()).collect(),
+            at: 0,
+            phase: Phase::Exploration,
+        },
+    };
+    let missing = |extra: Vec<Event>| {
+        let mut s = Session::new(Intent::Modify, "fix page rendering");
+        let mut events = vec![
+            frame(),
+            tool("find_definitions", &["a.py"], Phase::Exploration),
+            tool("read_file", &["a.py", "b.py"], Phase::Exploration),
+        ];
+        events.extend(extra);
+        events.push(submit(understanding(&["render"], &["a.py", "b.py"]), &[]));
+        for e in events {
+            let _ = transition(&mut s, e, &Code);
+        }
+        let a = s.last_assessment.expect("assessed");
+        (s.phase, a.missing.keys().copied().collect::<Vec<_>>())
+    };
+    let (_, without) = missing(vec![]);
+    assert!(without.contains(&Requirement::EntryPoints), "{without:?}");
+    for pattern in ["render", "\\brender\\b", "->render("] {
+        let (phase, left) = missing(vec![search(pattern, None, &["a.py", "b.py"])]);
+        assert!(
+            !left.contains(&Requirement::EntryPoints),
+            "{pattern}: {left:?}"
+        );
+        assert_eq!(phase, Phase::Ready, "{pattern}: {left:?}");
+    }
+    for other in [
+        search("render", Some("b.py"), &["b.py"]),
+        search("def render", None, &["a.py", "b.py"]),
+        search("layout", None, &["a.py", "b.py"]),
+    ] {
+        let (_, left) = missing(vec![other]);
+        assert!(left.contains(&Requirement::EntryPoints), "{left:?}");
+    }
+}

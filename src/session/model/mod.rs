@@ -442,6 +442,11 @@ pub struct Session {
     /// Symbol as given to find_references → uses it found.
     #[serde(default)]
     pub reference_checks: BTreeMap<String, usize>,
+    /// Identifier searched with `search_text` over the whole repository →
+    /// the files its shown matches are in (uses seen by name;
+    /// `requirements::text_uses`).
+    #[serde(default)]
+    pub text_checks: BTreeMap<String, BTreeSet<String>>,
     /// Why the risk is what it is.
     #[serde(default)]
     pub risk_reasons: Vec<String>,
@@ -550,6 +555,7 @@ impl Session {
             grey_zone: false,
             requirements: Requirements::of(intent, risk),
             reference_checks: BTreeMap::new(),
+            text_checks: BTreeMap::new(),
             risk_reasons: Vec::new(),
             evidence: Vec::new(),
             tools_used: BTreeSet::new(),
