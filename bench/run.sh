@@ -11,6 +11,7 @@
 #   bench/run.sh size [--profile P] [--target-dir DIR] [--touch FILE]
 #   bench/run.sh query-ab REPO BASE_REPO --base-bin BIN [--queries N]
 #   bench/run.sh references NAME=REPO ... [--base-bin BIN]
+#   bench/run.sh trial tools REPO | call REPO LOG TOOL JSON | count LOG...
 #   bench/run.sh coldstart REPO [--at 10,30,60] [--queries N] [--base-bin BIN]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,5 +38,6 @@ case "${1:-}" in
   query-ab) SCRIPT=query_ab.py; shift ;;
   coldstart) SCRIPT=coldstart.py; shift ;;
   references) SCRIPT=references.py; shift ;;
+  trial) SCRIPT=trial.py; shift ;;
 esac
 exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"

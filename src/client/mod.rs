@@ -137,6 +137,15 @@ pub fn installed_matcher(settings: &Value) -> Option<String> {
         .map(|e| e["matcher"].as_str().unwrap_or("").to_string())
 }
 
+/// Whether the repository at `root` has the write-gate hook installed in
+/// Claude Code's project settings (`.claude/settings.json`).
+pub fn hook_installed(root: &Path) -> bool {
+    std::fs::read_to_string(root.join(".claude/settings.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .is_some_and(|v| installed_matcher(&v).is_some())
+}
+
 /// Adds the `PreToolUse` write-gate hook running `command` to Claude
 /// Code's settings; an installed one gets today's matcher (an older
 /// release's left Bash out).
@@ -226,14 +235,9 @@ pub fn init(
         add_server(v, &server)
     })?);
     let settings = root.join(".claude/settings.json");
-    let hook_installed = hooks
-        || std::fs::read_to_string(&settings)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|v| installed_matcher(&v).is_some());
     plan.push((
         root.join(".claude/commands/code.md"),
-        code_md(hook_installed),
+        code_md(hooks || hook_installed(root)),
     ));
     plan.push((
         root.join(".claude/commands/outcome.md"),

@@ -21,6 +21,29 @@ use crate::util::{FileStamp, now_secs};
 
 mod log;
 
+/// What an ungated `query` (the workflow's orientation, before a session)
+/// showed: the files it named and the lines of code it returned. A session
+/// started on the same request counts those lines as read, as if the query
+/// had carried its session_id (docs/sessions.md § Orientation).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Orientation {
+    /// Unix seconds.
+    pub at: u64,
+    /// The request as the query was asked.
+    pub query: String,
+    /// Repo-relative files the reply named.
+    pub files: Vec<String>,
+    /// The files it read by the gate's rule (a unit of code returned:
+    /// `server::wire::Shown::read_files`).
+    pub read: Vec<String>,
+    /// The lines of code it returned (1-based, inclusive).
+    pub read_lines: Vec<crate::session::LineSpan>,
+}
+
+/// How long an orientation counts for a session started after it: an hour
+/// (a request's exploration, not a day's).
+pub const ORIENTATION_SECS: u64 = 3600;
+
 pub use log::*;
 
 /// Learned (term, symbol) pairs expire after this many seconds (30 days).
@@ -275,6 +298,41 @@ impl SessionStore {
             .map_err(err)?;
         f.lock().map_err(err)?;
         f.write_all(&line).map_err(err)
+    }
+
+    /// Keeps what an ungated `query` showed for `o.query` (the latest per
+    /// request, in `orientation/<hash of the request>.json`), for a session
+    /// started next on the same request ([`SessionStore::orientation`]).
+    ///
+    /// # Errors
+    /// [`LearnError::Write`].
+    pub fn remember_orientation(&self, o: &Orientation) -> Result<(), LearnError> {
+        let path = self.orientation_path(&o.query);
+        let err = |source| LearnError::Write {
+            path: path.display().to_string(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(err)?;
+        }
+        let bytes = serde_json::to_vec(o).map_err(|e| err(std::io::Error::other(e)))?;
+        write_atomic(&path, &bytes).map_err(err)
+    }
+
+    /// What the last ungated `query` for exactly `query` (trimmed) showed,
+    /// if it ran at most [`ORIENTATION_SECS`] ago.
+    pub fn orientation(&self, query: &str) -> Option<Orientation> {
+        let text = std::fs::read_to_string(self.orientation_path(query)).ok()?;
+        let o: Orientation = serde_json::from_str(&text).ok()?;
+        (o.query.trim() == query.trim() && now_secs().saturating_sub(o.at) <= ORIENTATION_SECS)
+            .then_some(o)
+    }
+
+    fn orientation_path(&self, query: &str) -> PathBuf {
+        let hash = crate::util::sha256_hex(query.trim().as_bytes());
+        self.state_dir
+            .join("orientation")
+            .join(format!("{}.json", &hash[..16]))
     }
 
     /// Every line of `logs/<name>.jsonl` that parses as a `T`.

@@ -399,7 +399,25 @@ impl Shared {
     /// that become writable) and its total. The phase is stamped by
     /// [`session::transition`].
     fn record<T: Serialize>(&self, call: Call, reply: &Reply<T>) {
-        let Some(id) = call.session_id else { return };
+        let Some(id) = call.session_id else {
+            // The orientation query, before a session: kept for the session
+            // started next on the same request.
+            if call.tool == session::Tool::Query
+                && let Some(query) = call.args.query
+            {
+                let o = crate::learn::Orientation {
+                    at: crate::util::now_secs(),
+                    query,
+                    files: reply.shown.named.iter().cloned().collect(),
+                    read: reply.shown.read_files(),
+                    read_lines: reply.shown.spans(),
+                };
+                if let Err(e) = self.sessions.remember_orientation(&o) {
+                    tracing::warn!("cannot keep the orientation query: {e}");
+                }
+            }
+            return;
+        };
         let evidence = Evidence {
             tool: call.tool,
             params: call.args,

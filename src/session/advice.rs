@@ -34,7 +34,16 @@ pub fn next_step(s: &Session) -> String {
         Phase::Ready if matches!(s.intent, Intent::Question | Intent::Investigate) => {
             "answer from what the tools returned (this session never writes); record_outcome when done".into()
         }
-        Phase::Ready => {
+        Phase::Ready => ready_step(s, None),
+    }
+}
+
+/// READY's next step for a session that writes: the files to edit, and how
+/// writes are checked: by the PreToolUse hook (`hook`: `Some(true)`), by
+/// `check_write_target` (`Some(false)`), or either (`None`: not known here).
+pub fn ready_step(s: &Session, hook: Option<bool>) -> String {
+    {
+        {
             let files: Vec<String> = s
                 .understanding
                 .iter()
@@ -42,8 +51,19 @@ pub fn next_step(s: &Session) -> String {
                 .chain(&s.scope_added)
                 .map(|f| format!("`{f}`"))
                 .collect();
+            let how = match hook {
+                Some(true) => {
+                    "code-intel's PreToolUse hook checks each write as it is made (no check_write_target needed)"
+                }
+                Some(false) => {
+                    "call check_write_target before every edit (no write hook is installed)"
+                }
+                None => {
+                    "where code-intel's PreToolUse hook is installed (`code-intel init --hooks`) each write is checked as it is made, elsewhere call check_write_target before every edit"
+                }
+            };
             format!(
-                "edit {}; where code-intel's PreToolUse hook is installed (`code-intel init --hooks`) each write is checked as it is made, elsewhere call check_write_target before every edit; record_outcome when done",
+                "edit {}; {how}; record_outcome when done",
                 if files.is_empty() {
                     "the files you read".to_string()
                 } else {
@@ -121,6 +141,22 @@ mod tests {
         s.phase = Phase::Exploration;
         s.requirements.needs = vec![Requirement::Patterns];
         assert!(next_step(&s).contains("existing implementation"));
+    }
+
+    #[test]
+    fn ready_names_the_files_and_how_writes_are_checked() {
+        let mut s = Session::new(Intent::Modify, "fix it");
+        s.phase = Phase::Ready;
+        s.scope_added
+            .insert("app/Http/Requests/FeedRequest.php".into());
+        let hook = ready_step(&s, Some(true));
+        assert!(
+            hook.contains("`app/Http/Requests/FeedRequest.php`")
+                && hook.contains("hook checks each write")
+        );
+        assert!(!hook.contains("before every edit"), "{hook}");
+        assert!(ready_step(&s, Some(false)).contains("check_write_target before every edit"));
+        assert_eq!(next_step(&s), ready_step(&s, None));
     }
 
     #[test]

@@ -227,3 +227,22 @@ async def test_precise_request_fast_path_and_semantic_detour(tmp_path):
         ins = await c.call("get_improvement_insights")
         assert ins["sessions"] == 2 and ins["failures"] == 1 and ins["by_failure_point"] == {"exploration": 1}
         assert (await c.call("get_session_status", session_id=sid))["phase"] == "READY"
+
+
+async def test_the_orientation_query_counts_as_read_for_its_request(tmp_path):
+    """The workflow's ungated `query` comes before the session: a session
+    started next on the same request counts the code it showed as read, so
+    the agent does not read it again; another request's session does not."""
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        q = await c.call("query", query=PRECISE)
+        shown = {f["file"] for f in q["files"] if any(ch.get("content") for ch in f["chunks"])}
+        assert shown, q
+        s = await c.call("start_session", intent="MODIFY", query=PRECISE)
+        st = await c.call("get_session_status", session_id=s["session_id"])
+        assert shown <= set(st["explored_files"]) and "query" in st["tools_used"], (shown, st)
+        other = await c.call("start_session", intent="MODIFY", query=VAGUE)
+        st = await c.call("get_session_status", session_id=other["session_id"])
+        assert st["explored_files"] == [] and st["evidence_count"] == 0, st

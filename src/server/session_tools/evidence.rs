@@ -53,8 +53,25 @@ impl CodeIntel {
             missing: BTreeMap::new(),
             confidence: 0.0,
         });
+        // In READY the requirements are met: say so, not what they "need".
+        let needs = if s.phase == session::Phase::Ready {
+            "met"
+        } else {
+            "needs"
+        };
+        // READY says how this repository checks writes (the hook or not).
+        let next = if s.phase == session::Phase::Ready
+            && matches!(
+                s.intent,
+                session::Intent::Implement | session::Intent::Modify
+            ) {
+            let hook = crate::client::hook_installed(self.shared.repo.root());
+            session::ready_step(&s, Some(hook))
+        } else {
+            session::next_step(&s)
+        };
         let text = format!(
-            "{} (phase {}); risk {}{}; needs {}; confidence {:.2}{}\nnext: {}",
+            "{} (phase {}); risk {}{}; {needs} {}; confidence {:.2}{}\nnext: {}",
             step.note,
             s.phase,
             s.risk,
@@ -66,7 +83,7 @@ impl CodeIntel {
             needs_text(&s.requirements),
             a.confidence,
             assessment_text(&a),
-            session::next_step(&s)
+            next
         );
         let out = UnderstandingReply {
             phase: s.phase,
@@ -77,7 +94,7 @@ impl CodeIntel {
             risk_reasons: s.risk_reasons.clone(),
             requirements: s.requirements.clone(),
             note: step.note,
-            next: session::next_step(&s),
+            next,
         };
         Reply::new(out, text).into_result()
     }

@@ -11,8 +11,8 @@ use super::{
 use crate::learn::{DECISIONS_LOG, Decision, DecisionRecord};
 use crate::relevance::CALIBRATED;
 use crate::server::wire::{FrameReply, SessionStarted};
-use crate::server::{CodeIntel, Reply, ToolError, blocking};
-use crate::session::{self, EXTRACTION_PROMPT, Intent, Session};
+use crate::server::{CodeIntel, NoFacts, Reply, ToolError, blocking};
+use crate::session::{self, EXTRACTION_PROMPT, Event, Intent, Session};
 use crate::util::now_secs;
 
 #[tool_router(router = session_frame_router, vis = "pub(in crate::server)")]
@@ -34,7 +34,28 @@ impl CodeIntel {
             ));
         }
         let shared = &self.shared;
-        let s = shared.sessions.create(Session::new(p.intent, &p.query))?;
+        let mut s = shared.sessions.create(Session::new(p.intent, &p.query))?;
+        // The orientation query on this request: its code counts as read.
+        let oriented = shared.sessions.orientation(&p.query);
+        if let Some(o) = &oriented {
+            let evidence = session::Evidence {
+                tool: session::Tool::Query,
+                params: session::CallArgs {
+                    query: Some(o.query.clone()),
+                    ..session::CallArgs::default()
+                },
+                summary: "the orientation query (before the session)".into(),
+                files: o.files.clone(),
+                read: o.read.clone(),
+                read_lines: o.read_lines.clone(),
+                total: None,
+                at: o.at,
+                phase: s.phase,
+            };
+            s = shared
+                .transition(&s.id, Event::ToolRecorded { evidence }, &NoFacts)?
+                .1;
+        }
         *shared
             .current_session
             .lock()
@@ -80,6 +101,12 @@ impl CodeIntel {
                 None => String::new(),
             },
         );
+        if let Some(o) = oriented.as_ref().filter(|o| !o.read.is_empty()) {
+            text.push_str(&format!(
+                " The code the orientation query showed counts as read: {}.",
+                o.read.join(", ")
+            ));
+        }
         let mut out = SessionStarted {
             session_id: s.id.clone(),
             intent: s.intent,

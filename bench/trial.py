@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""An honest agent trial: a helper session (an agent given only the
+installed `/code` workflow, the tool list and a ticket, never the answer)
+explores a repository through the real binary, one MCP call per command,
+and every call is logged; `count` turns the logs into the figures the agent
+path is judged by.
+
+    bench/run.sh trial tools REPO               the tool list an MCP client shows (markdown)
+    bench/run.sh trial call REPO LOG TOOL JSON  one tool call; prints the reply's text
+    bench/run.sh trial count LOG...             per task: calls, start_session→READY, workflow share, text tokens
+
+`call` starts `code-intel serve --repo REPO` (CODE_INTEL_BIN or the debug
+build), waits out `model_loading`, calls TOOL with the JSON arguments and
+appends {tool, args, chars, error, head} to LOG (JSON lines). Sessions live
+in REPO/.code-intel/sessions, so a task's calls share one session across
+processes. Text tokens are reply characters / 4 (bench/README.md § Agent
+tasks gives the server's own estimate; this is coarser).
+"""
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+BIN = os.environ.get("CODE_INTEL_BIN") or str(
+    Path(os.environ.get("CARGO_TARGET_DIR", Path(__file__).resolve().parents[1] / "target")) / "debug" / "code-intel")
+# Calls that move the session rather than look at code (the gate's cost).
+WORKFLOW = {"start_session", "set_query_frame", "submit_understanding", "submit_semantic", "submit_verification",
+            "check_write_target", "get_session_status", "add_explored_files", "record_outcome",
+            "revert_to_exploration", "validate_symbol_relevance"}
+
+
+async def session(repo, body):
+    params = StdioServerParameters(command=BIN, args=["serve", "--repo", str(repo)], env=dict(os.environ))
+    async with stdio_client(params, errlog=open(os.devnull, "w")) as (r, w):
+        async with ClientSession(r, w) as s:
+            init = await s.initialize()
+            return await body(s, init)
+
+
+async def call(repo, log, tool, args):
+    async def body(s, _):
+        for _ in range(120):
+            res = await s.call_tool(tool, args)
+            text = "\n".join(c.text for c in res.content if getattr(c, "text", None))
+            if res.is_error and "model_loading" in text:
+                await asyncio.sleep(1)
+                continue
+            break
+        with open(log, "a") as f:
+            f.write(json.dumps({"t": time.time(), "tool": tool, "args": args, "chars": len(text),
+                                "error": bool(res.is_error), "head": text[:400]}, ensure_ascii=False) + "\n")
+        print(("ERROR: " if res.is_error else "") + text)
+    await session(repo, body)
+
+
+async def tools(repo):
+    async def body(s, init):
+        listed = await s.list_tools()
+        out = ["# code-intel MCP server", "", "Server instructions: " + (init.instructions or ""), ""]
+        for t in listed.tools:
+            out += [f"## {t.name}", t.description or "", "input schema: " + json.dumps(t.input_schema, ensure_ascii=False), ""]
+        print("\n".join(out))
+    await session(repo, body)
+
+
+def count(logs):
+    rows, totals, to_ready, tokens, workflow = [], [], [], [], 0
+    for log in logs:
+        calls = [json.loads(line) for line in open(log)]
+        names = [c["tool"] for c in calls]
+        start = names.index("start_session") if "start_session" in names else 0
+        ready = next((i for i in range(len(calls) - 1, -1, -1)
+                      if names[i].startswith("submit_") and "READY" in calls[i].get("head", "")), None)
+        chars = sum(c["chars"] for c in calls)
+        wf = sum(n in WORKFLOW for n in names)
+        workflow += wf
+        totals.append(len(calls))
+        tokens.append(chars // 4)
+        if ready is not None:
+            to_ready.append(ready - start + 1)
+        rows.append(f"{Path(log).stem:12} calls {len(calls):3}  start_session→READY "
+                    f"{'-' if ready is None else ready - start + 1:>3}  workflow {wf:2}  text ≈{chars // 4:6} tokens")
+    print("\n".join(rows))
+    print(f"median: calls {statistics.median(totals)}, start_session→READY "
+          f"{statistics.median(to_ready) if to_ready else '-'} ({len(to_ready)}/{len(logs)} reached), "
+          f"workflow {workflow / max(1, sum(totals)):.0%} of calls, text ≈{statistics.median(tokens):.0f} tokens")
+
+
+def main():
+    a = sys.argv[1:]
+    if a[:1] == ["tools"] and len(a) == 2:
+        asyncio.run(tools(Path(a[1]).resolve()))
+    elif a[:1] == ["call"] and len(a) in (4, 5):
+        asyncio.run(call(Path(a[1]).resolve(), a[2], a[3], json.loads(a[4]) if len(a) == 5 else {}))
+    elif a[:1] == ["count"] and len(a) >= 2:
+        count(a[1:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
