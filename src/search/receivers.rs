@@ -123,11 +123,14 @@ fn class_name(written: &str) -> Option<String> {
 
 /// The class an expression evaluates to when the expression itself says:
 /// `app(X::class)`, `resolve(X::class)`, `app()->make(X::class)`,
-/// `(new X(…))`, `X::findOrFail(…)`.
+/// `(new X(…))`, `X::findOrFail(…)`, and a query on X that ends in a
+/// finder, `X::whereSlug($slug)->firstOrFail()` (no finder before the last
+/// call: `X::find(1)->comments()->first()` is a related model, unknown).
 fn expression_class(expr: &str) -> Option<String> {
     static CONTAINER: OnceLock<Regex> = OnceLock::new();
     static NEW: OnceLock<Regex> = OnceLock::new();
     static FINDER: OnceLock<Regex> = OnceLock::new();
+    static CHAINED: OnceLock<Regex> = OnceLock::new();
     let container = regex(
         &CONTAINER,
         r"^(?:app|resolve|app\(\)->make|App::make)\(\s*\\?([\w\\]+)::class\b",
@@ -146,6 +149,24 @@ fn expression_class(expr: &str) -> Option<String> {
         && !expr[c[0].len()..].contains("->")
     {
         return class_name(&c[1]);
+    }
+    if let Some(c) = finder.captures(expr)
+        && expr.ends_with(')')
+    {
+        let chained = regex(&CHAINED, r"->\s*(\w+)\(");
+        let mut calls: Vec<&str> = vec![c.get(2).map_or("", |m| m.as_str())];
+        calls.extend(
+            chained
+                .captures_iter(&expr[c[0].len()..])
+                .filter_map(|m| m.get(1).map(|n| n.as_str())),
+        );
+        if let Some((last, before)) = calls.split_last()
+            && !before.is_empty()
+            && FINDERS.contains(last)
+            && !before.iter().any(|call| FINDERS.contains(call))
+        {
+            return class_name(&c[1]);
+        }
     }
     None
 }
@@ -196,13 +217,21 @@ fn variable_type(lines: &[&str], function_start: usize, at: usize, var: &str) ->
     {
         return Some(class);
     }
-    for line in lines[first..at].iter().rev() {
+    for (i, line) in lines.iter().enumerate().take(at).skip(first).rev() {
         if let Some(c) = doc.captures(line) {
             return class_name(&c[1]);
         }
         if let Some(c) = assign.captures(line) {
-            let rhs = c[1].trim_end_matches(';').trim();
-            return expression_class(rhs);
+            // A statement over several lines (`X::whereSlug($s)` then
+            // `->firstOrFail();`): its lines up to the `;`, joined.
+            let mut rhs = c[1].trim().to_string();
+            for next in lines.iter().take(at).skip(i + 1).take(8) {
+                if rhs.contains(';') {
+                    break;
+                }
+                rhs.push_str(next.trim());
+            }
+            return expression_class(rhs.trim_end_matches(';').trim());
         }
         if let Some(class) = param.captures(line).and_then(|c| class_name(&c[1])) {
             return Some(class);
@@ -302,10 +331,16 @@ class PageController
         $other = $this->lookup();
         /** @var Revision $rev */
         $rev = $page->revisions()->first();
+        $article = Article::whereSlug($slug)
+            ->firstOrFail();
+        $comment = $article->comments()
+            ->findOrFail((int) $id);
+        $related = Article::find(1)->comments()->first();
+        $list = Article::where('a', 1)->get();
     }
 }";
         let lines: Vec<&str> = src.lines().collect();
-        let at = lines.len() - 3;
+        let at = lines.len() - 9;
         let start = 14;
         let r = |expr: &str| receiver(&lines, start, at, expr);
         let class = |c: &str| Receiver::Class(c.to_string());
@@ -326,5 +361,16 @@ class PageController
         assert_eq!(r("(new \\App\\Jobs\\Sync($x))"), class("Sync"));
         assert_eq!(r("Page::where('a', 1)"), Receiver::Unknown);
         assert_eq!(r("$this->repo->query()"), Receiver::Unknown);
+        // A query on a model ending in a finder, over two lines; a relation's
+        // finder, a finder before the chain's end and `get()` stay unknown.
+        let after = |expr: &str| receiver(&lines, start, lines.len() - 3, expr);
+        assert_eq!(after("$article"), class("Article"));
+        assert_eq!(after("$comment"), Receiver::Unknown);
+        assert_eq!(after("$related"), Receiver::Unknown);
+        assert_eq!(after("$list"), Receiver::Unknown);
+        assert_eq!(
+            r("Article::whereSlug($slug)->with('tags')->first()"),
+            class("Article")
+        );
     }
 }
