@@ -382,7 +382,7 @@ impl Facts {
     /// The facts as the `meta` column stores them: the JSON object with
     /// `"v": FACTS_VERSION` first.
     pub fn to_stored(&self) -> String {
-        serde_json::to_string(&Stored(Some(FACTS_VERSION), self.clone()))
+        serde_json::to_string(&Versioned(Some(FACTS_VERSION), self))
             .unwrap_or_else(|_| format!("{{\"v\":{FACTS_VERSION}}}"))
     }
 
@@ -444,7 +444,11 @@ struct Stored(Option<u32>, Facts);
 /// The key of [`Stored`]'s version.
 const VERSION_KEY: &str = "v";
 
-impl Serialize for Stored {
+/// The facts as one JSON object, with the version first when there is one
+/// (the serialising side of [`Stored`], borrowing the facts).
+struct Versioned<'a>(Option<u32>, &'a Facts);
+
+impl Serialize for Versioned<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         if let Some(v) = self.0 {
@@ -483,7 +487,7 @@ impl<'de> Deserialize<'de> for Stored {
 
 impl Serialize for Facts {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Stored(None, self.clone()).serialize(serializer)
+        Versioned(None, self).serialize(serializer)
     }
 }
 

@@ -370,10 +370,7 @@ fn client_checks(repo: &Repo) -> Vec<Check> {
     let registered = mcp
         .as_ref()
         .is_some_and(|v| !v["mcpServers"]["code-intel"].is_null());
-    let settings = std::fs::read_to_string(repo.root().join(".claude/settings.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| crate::client::installed_matcher(&v));
+    let settings = crate::client::repo_hook_matcher(repo.root());
     let wanted = crate::client::hook::matcher();
     let hook_message = match settings {
         Some(m) if m == wanted => "Claude Code PreToolUse hook installed".to_string(),

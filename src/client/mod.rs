@@ -46,6 +46,7 @@ pub struct Change {
 }
 
 const CODE_MD: &str = include_str!("../../assets/claude/code.md");
+const OUTCOME_MD: &str = include_str!("../../assets/claude/outcome.md");
 /// The `/code` workflow's write step: with the write hook installed, edits
 /// go straight to the hook; without it, `check_write_target` before each.
 const WRITE_STEP: &str = include_str!("../../assets/claude/write-step.md");
@@ -59,7 +60,6 @@ pub fn code_md(hook: bool) -> String {
         if hook { WRITE_STEP_HOOK } else { WRITE_STEP },
     )
 }
-const OUTCOME_MD: &str = include_str!("../../assets/claude/outcome.md");
 
 /// How a client starts the server: the command and the environment it needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,13 +137,18 @@ pub fn installed_matcher(settings: &Value) -> Option<String> {
         .map(|e| e["matcher"].as_str().unwrap_or("").to_string())
 }
 
-/// Whether the repository at `root` has the write-gate hook installed in
-/// Claude Code's project settings (`.claude/settings.json`).
-pub fn hook_installed(root: &Path) -> bool {
+/// The matcher of the write-gate hook installed in the project settings of
+/// the repository at `root` (`.claude/settings.json`), if one is.
+pub fn repo_hook_matcher(root: &Path) -> Option<String> {
     std::fs::read_to_string(root.join(".claude/settings.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .is_some_and(|v| installed_matcher(&v).is_some())
+        .and_then(|v| installed_matcher(&v))
+}
+
+/// Whether the repository at `root` has the write-gate hook installed.
+pub fn hook_installed(root: &Path) -> bool {
+    repo_hook_matcher(root).is_some()
 }
 
 /// Adds the `PreToolUse` write-gate hook running `command` to Claude
@@ -234,7 +239,6 @@ pub fn init(
     plan.push(merge_json(&root.join(".mcp.json"), |v| {
         add_server(v, &server)
     })?);
-    let settings = root.join(".claude/settings.json");
     plan.push((
         root.join(".claude/commands/code.md"),
         code_md(hooks || hook_installed(root)),
@@ -245,7 +249,7 @@ pub fn init(
     ));
     if hooks {
         let command = format!("{exe_s} hook pre-tool-use");
-        plan.push(merge_json(&settings, |v| {
+        plan.push(merge_json(&root.join(".claude/settings.json"), |v| {
             add_hook(v, &command);
         })?);
     }

@@ -11,6 +11,14 @@ pub const EXTRACTION_PROMPT: &str = "Extract from the user's request, for each s
 /// What the agent should do next, in one line, by phase and intent (the
 /// session steps of docs/sessions.md).
 pub fn next_step(s: &Session) -> String {
+    next_step_with_hook(s, None)
+}
+
+/// [`next_step`] where it is known whether code-intel's PreToolUse hook
+/// checks this repository's writes (`hook`: `Some(true)` it does,
+/// `Some(false)` it does not, `None` not known): READY then says how writes
+/// are checked, the hook or `check_write_target`.
+pub fn next_step_with_hook(s: &Session, hook: Option<bool>) -> String {
     match s.phase {
         Phase::Exploration
             if !s.frame_set && matches!(s.intent, Intent::Implement | Intent::Modify) =>
@@ -34,44 +42,37 @@ pub fn next_step(s: &Session) -> String {
         Phase::Ready if matches!(s.intent, Intent::Question | Intent::Investigate) => {
             "answer from what the tools returned (this session never writes); record_outcome when done".into()
         }
-        Phase::Ready => ready_step(s, None),
+        Phase::Ready => ready_step(s, hook),
     }
 }
 
 /// READY's next step for a session that writes: the files to edit, and how
-/// writes are checked: by the PreToolUse hook (`hook`: `Some(true)`), by
-/// `check_write_target` (`Some(false)`), or either (`None`: not known here).
-pub fn ready_step(s: &Session, hook: Option<bool>) -> String {
-    {
-        {
-            let files: Vec<String> = s
-                .understanding
-                .iter()
-                .flat_map(|u| &u.files_to_edit)
-                .chain(&s.scope_added)
-                .map(|f| format!("`{f}`"))
-                .collect();
-            let how = match hook {
-                Some(true) => {
-                    "code-intel's PreToolUse hook checks each write as it is made (no check_write_target needed)"
-                }
-                Some(false) => {
-                    "call check_write_target before every edit (no write hook is installed)"
-                }
-                None => {
-                    "where code-intel's PreToolUse hook is installed (`code-intel init --hooks`) each write is checked as it is made, elsewhere call check_write_target before every edit"
-                }
-            };
-            format!(
-                "edit {}; {how}; record_outcome when done",
-                if files.is_empty() {
-                    "the files you read".to_string()
-                } else {
-                    files.join(", ")
-                }
-            )
+/// writes are checked (see [`next_step_with_hook`]).
+fn ready_step(s: &Session, hook: Option<bool>) -> String {
+    let files: Vec<String> = s
+        .understanding
+        .iter()
+        .flat_map(|u| &u.files_to_edit)
+        .chain(&s.scope_added)
+        .map(|f| format!("`{f}`"))
+        .collect();
+    let how = match hook {
+        Some(true) => {
+            "code-intel's PreToolUse hook checks each write as it is made (no check_write_target needed)"
         }
-    }
+        Some(false) => "call check_write_target before every edit (no write hook is installed)",
+        None => {
+            "where code-intel's PreToolUse hook is installed (`code-intel init --hooks`) each write is checked as it is made, elsewhere call check_write_target before every edit"
+        }
+    };
+    format!(
+        "edit {}; {how}; record_outcome when done",
+        if files.is_empty() {
+            "the files you read".to_string()
+        } else {
+            files.join(", ")
+        }
+    )
 }
 
 /// Hints and tools per missing slot (docs/sessions.md § Risk).

@@ -18,7 +18,7 @@ mod model;
 mod requirements;
 mod risk;
 
-pub use advice::{EXTRACTION_PROMPT, guidance, next_step, ready_step};
+pub use advice::{EXTRACTION_PROMPT, guidance, next_step, next_step_with_hook};
 pub use frame::{missing_slots, normalize, verify_frame};
 pub use gate::{WriteTarget, check_write, gate, tool_offered};
 pub use machine::{CodeFacts, Event, Rejected, Step, Verification, learned_symbols, transition};

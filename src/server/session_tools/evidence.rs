@@ -60,16 +60,9 @@ impl CodeIntel {
             "needs"
         };
         // READY says how this repository checks writes (the hook or not).
-        let next = if s.phase == session::Phase::Ready
-            && matches!(
-                s.intent,
-                session::Intent::Implement | session::Intent::Modify
-            ) {
-            let hook = crate::client::hook_installed(self.shared.repo.root());
-            session::ready_step(&s, Some(hook))
-        } else {
-            session::next_step(&s)
-        };
+        let hook = (s.phase == session::Phase::Ready)
+            .then(|| crate::client::hook_installed(self.shared.repo.root()));
+        let next = session::next_step_with_hook(&s, hook);
         let text = format!(
             "{} (phase {}); risk {}{}; {needs} {}; confidence {:.2}{}\nnext: {}",
             step.note,
