@@ -272,7 +272,7 @@ fn choose_reject_at(scores: &[(f32, bool)], precision: f32) -> f32 {
     best
 }
 
-/// Precision the value/quote rejection is chosen at (issue 24 § 1: ≥ 0.95
+/// Precision the value/quote rejection is chosen at (≥ 0.95
 /// for rejections at ≥ 0.95 of honest paraphrases kept; README §
 /// Calibration). A wrongly rejected slot makes the agent rephrase a correct
 /// value, a wrongly kept one lets a frame say something the request did not.

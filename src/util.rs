@@ -148,6 +148,25 @@ pub fn plural_snake(class: &str) -> String {
     format!("{s}s")
 }
 
+/// `IconLayers`, `koelFocus` → `icon-layers`, `koel-focus`: how a Vue
+/// template writes a registered name (Vue's `hyphenate` and Laravel's `Str::kebab`: every capital
+/// after the first, so `HTTPLink` → `h-t-t-p-link`, unlike
+/// [`split_identifier`]'s word split).
+pub fn kebab(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 && !out.ends_with('-') {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

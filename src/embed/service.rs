@@ -1,4 +1,4 @@
-//! One model per machine (issue 25 § 2): a per-user embedding service that
+//! One model per machine: a per-user embedding service that
 //! the first `serve` (or `index`) starts and the others reuse, so three
 //! windows on three repositories hold one tokenizer and one ONNX Runtime
 //! session, not three.

@@ -114,12 +114,12 @@ pub(super) fn kind_weight(kind: EdgeKind) -> f32 {
         EdgeKind::Listener => 0.8,
         EdgeKind::Extends => 0.8,
         EdgeKind::Route | EdgeKind::Config | EdgeKind::Trans => 0.7,
-        // Chosen, not fitted (stop 41): a named use, as a route or config
+        // Chosen, not fitted: a named use, as a route or config
         // key is; too few development commits change a seeder or test
         // with a factory to fit it.
         EdgeKind::Factory => 0.7,
         EdgeKind::Import => 0.6,
-        // Chosen, not fitted (stop 38): no development set has enough
+        // Chosen, not fitted: no development set has enough
         // commits that change a requester with its controller, or a
         // resource with its type, to fit them (bench/README.md § Change sets).
         EdgeKind::Endpoint | EdgeKind::Shape => 0.8,
@@ -287,7 +287,7 @@ const CONVERGENT_MIN_SCORE: f32 = 0.3;
 /// files, then the scores summed; at most `limit`. The files themselves are
 /// left out. A change that edits several of them usually edits what they
 /// share (the model two listed controllers use, the form two listed pages
-/// embed): issue 23's "a file reached by several strong candidates".
+/// embed): a file reached by several strong candidates.
 /// Measured with `query`'s "also check" on the change-set sets
 /// (bench/README.md § Change sets).
 pub fn convergent(

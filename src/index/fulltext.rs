@@ -1,4 +1,4 @@
-//! The lexical pass of a sync (issue 25 § 1). Before anything is embedded,
+//! The lexical pass of a sync (ARCHITECTURE.md § index). Before anything is embedded,
 //! every file the sync will read gets its `files` row — class, path,
 //! definitions and words for the file-level BM25 search — so `query` ranks
 //! the whole repository by its words seconds after a cold start, while the

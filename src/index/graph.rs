@@ -148,7 +148,7 @@ pub fn action_requests(
 /// most `limit`; when `symbol` names a method (`Class::method`), the files of
 /// its callers as `find_references` resolves them, and of the requests that
 /// reach it as a controller action ([`action_requests`]), are added with a
-/// `call ← file:line` reason (the caller beside the callee: issue 23).
+/// `call ← file:line` reason (the caller beside the callee).
 pub fn related_files(
     repo: &Repo,
     config: &crate::config::Config,

@@ -271,6 +271,17 @@ pub fn readiness(repo: &Repo, progress: &Progress, config: &Config) -> Readiness
                 group(chunks)
             ),
         )
+    } else if running && total == 0 {
+        // The sync has not yet listed what changed: the index holds what
+        // the last sync left.
+        (
+            IndexState::Indexing,
+            format!(
+                "checking for changed files; results from the index as last synced ({} files, {} chunks)",
+                group(files),
+                group(chunks)
+            ),
+        )
     } else if running {
         let lexical = if lexical_total > 0 {
             "; every file is ranked by its words, code and vectors fill in"

@@ -213,7 +213,7 @@ impl Ranker {
     }
 
     /// Keeps the plan's kind hints the index has chunks of: no Filament
-    /// hints in an application without Filament (issue 24 § 4).
+    /// hints in an application without Filament.
     async fn keep_present_kinds(
         &self,
         store: &Store,

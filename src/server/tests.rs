@@ -294,8 +294,8 @@ async fn query_reads_only_the_files_whose_code_it_shows() {
     assert!(matches!(r, Err(ToolError::NotReady { .. })));
 }
 
-/// Kind hints name only kinds the index holds (issue 24 § 4: no Filament
-/// hints without Filament): "column" hints `table_schema` and
+/// Kind hints name only kinds the index holds (no Filament hints
+/// without Filament): "column" hints `table_schema` and
 /// `filament_table`; this repository has a migration but no Filament.
 #[tokio::test]
 async fn kind_hints_name_only_kinds_the_index_holds() {

@@ -31,7 +31,7 @@ use crate::store::MapHit;
 
 /// Lines a reply must return of a file, short of a complete unit, for the
 /// file to count as read: a range of code, not a single line or a
-/// signature with its docblock's end (the rule of issue 24 § 3).
+/// signature with its docblock's end (docs/sessions.md § Gate).
 pub(crate) const MIN_READ_LINES: usize = 3;
 
 /// Distinct lines in `ranges` (1-based, inclusive; overlaps counted once).
@@ -92,8 +92,8 @@ impl Shown {
 
     /// Files the reply counts as read: a complete unit of them, or at least
     /// [`MIN_READ_LINES`] of their lines (ranges merged) — a single line
-    /// such as `<?php` is not reading the code (issue 24: after READY, line
-    /// 1 of an 82-line file made it writable).
+    /// such as `<?php` is not reading the code (after READY, line 1 of an
+    /// 82-line file once made it writable).
     pub fn read_files(&self) -> Vec<String> {
         self.read
             .iter()

@@ -319,6 +319,76 @@ mod tests {
         assert!(a.missing[&Requirement::EntryPoints].contains("logout"));
     }
 
+    #[test]
+    fn an_entry_point_the_change_leaves_alone_is_context() {
+        // The honest agent trial's shape (bench/README.md § Honest agent
+        // trial): the form request is edited, the controller action that
+        // receives it is named as where the behaviour starts.
+        let defs = |s: &str| match s {
+            "NewCommentRequest" | "NewCommentRequest::rules" => vec!["req.php".to_string()],
+            "CommentsController::create" => vec!["ctl.php".to_string()],
+            _ => vec![],
+        };
+        let read: BTreeSet<String> = ["req.php"].map(String::from).into();
+        // The class was checked, not its method.
+        let refs: BTreeMap<String, usize> = [("NewCommentRequest".to_string(), 1)].into();
+        let facts = Facts {
+            definition_files: &defs,
+            file_exists: &|f| matches!(f, "req.php" | "ctl.php"),
+            is_test: &|_| false,
+            files_read: &read,
+            reference_checks: &refs,
+            text_checks: &BTreeMap::new(),
+        };
+        let u = Understanding {
+            symbols_identified: vec![
+                "NewCommentRequest::rules".into(),
+                "CommentsController::create".into(),
+            ],
+            entry_points: vec!["CommentsController::create".into()],
+            existing_patterns: vec![],
+            files_analyzed: vec![],
+            files_to_edit: vec!["req.php".into()],
+            slot_evidence: BTreeMap::new(),
+        };
+        for risk in [Risk::Low, Risk::Medium] {
+            let a = assess(&Requirements::of(Intent::Modify, risk), &u, &facts);
+            assert!(a.complete(), "{risk:?}: {:?}", a.missing);
+        }
+        // HIGH: every entry point, read and checked.
+        let a = assess(&Requirements::of(Intent::Modify, Risk::High), &u, &facts);
+        assert!(
+            a.missing[&Requirement::Symbols].contains("ctl.php"),
+            "{a:?}"
+        );
+        assert!(a.missing[&Requirement::EntryPoints].contains("CommentsController::create"));
+        // When the action itself is edited it is what changes: read it.
+        let edits_action = Understanding {
+            files_to_edit: vec!["req.php".into(), "ctl.php".into()],
+            ..u.clone()
+        };
+        let a = assess(
+            &Requirements::of(Intent::Modify, Risk::Low),
+            &edits_action,
+            &facts,
+        );
+        assert!(
+            a.missing[&Requirement::Symbols].contains("ctl.php"),
+            "{a:?}"
+        );
+        assert!(a.missing[&Requirement::Files].contains("ctl.php"), "{a:?}");
+        // The class check stands for its method, never for another class's.
+        let no_check = Facts {
+            reference_checks: &BTreeMap::new(),
+            ..facts
+        };
+        let a = assess(&Requirements::of(Intent::Modify, Risk::Low), &u, &no_check);
+        assert!(
+            a.missing[&Requirement::EntryPoints].contains("NewCommentRequest::rules"),
+            "{a:?}"
+        );
+    }
+
     fn target(file: &str, exists: bool, allow_new: bool) -> WriteTarget {
         WriteTarget {
             file: file.into(),
@@ -382,7 +452,7 @@ mod tests {
         let named = ready(Intent::Modify, "composer.lock を更新", &["composer.lock"]);
         assert!(ok(&named, target("composer.lock", true, false)));
         // A read file the understanding did not list is refused, however
-        // harmless, until add_explored_files adds it (issue 24 § 3).
+        // harmless, until add_explored_files adds it (docs/sessions.md § Gate).
         let mut low = ready(
             Intent::Modify,
             "fix",

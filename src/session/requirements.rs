@@ -88,6 +88,16 @@ pub fn text_uses(
     Some(files.iter().filter(|f| !defs.contains(f)).count())
 }
 
+/// `Class::method`, `Class.method`, `Class@method` → `Class`; `None` for a
+/// name with no member part (`Ns\Class`, `render`).
+fn qualifier(symbol: &str) -> Option<&str> {
+    symbol
+        .rsplit_once("::")
+        .or_else(|| symbol.rsplit_once(['.', '@']))
+        .map(|(class, _)| class.trim())
+        .filter(|c| !c.is_empty())
+}
+
 /// `Class::method`, `Class.method`, `Ns\Class` → the last name.
 pub fn unqualified(symbol: &str) -> &str {
     symbol
@@ -116,18 +126,23 @@ pub fn uses_found(checks: &BTreeMap<String, usize>, symbol: &str) -> Option<usiz
 /// quality: a definition read, the files read, references checked, a pattern
 /// read, coverage seen. Confidence is the share of checks passed: each
 /// requirement is one, and each rejected claim one that failed (so a
-/// rejected claim never sits beside confidence 1.00, issue 24).
+/// rejected claim never sits beside confidence 1.00).
 pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Assessment {
     let c = claims(u, facts);
-    // A reference check, or a search for the name: uses either showed.
-    let checked = |s: &str| {
+    // A reference check, or a search for the name: uses either showed. A
+    // method's class checked stands for the method (its uses are where the
+    // method is reached from: `NewCommentRequest` injected into a
+    // controller action is where `NewCommentRequest::rules` runs).
+    let by_name = |s: &str| {
         let text = text_uses(facts.text_checks, s, facts.definition_files);
         uses_found(facts.reference_checks, s).max(text)
     };
+    let checked = |s: &str| by_name(s).or_else(|| qualifier(s).and_then(by_name));
+    let gated = gated_entry_points(req, &c.symbols, u);
     let mut missing = BTreeMap::new();
     for &r in &req.needs {
         let gap: Option<String> = match r {
-            Requirement::Symbols => symbols_gap(&c.symbols, u, facts),
+            Requirement::Symbols => symbols_gap(&c.symbols, &gated, facts),
             Requirement::Files if c.files.is_empty() => {
                 Some("list the files the change edits in files_to_edit (and what you read in files_analyzed)".into())
             }
@@ -136,7 +151,9 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
                 c.unread.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
             )),
             Requirement::Files => None,
-            Requirement::EntryPoints => entry_points_gap(req, &c.symbols, u, &checked),
+            Requirement::EntryPoints => {
+                entry_points_gap(req, &c.symbols, &gated, u, &checked)
+            }
             Requirement::Patterns => {
                 let shown = u.existing_patterns.iter().any(|p| {
                     p.files.iter().any(|f| facts.files_read.contains(f))
@@ -200,7 +217,7 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
     for e in &u.entry_points {
         if !symbols.iter().any(|(s, _)| *s == e.as_str()) {
             rejected.push(format!(
-                "entry point `{e}` is not among the defined symbols_identified"
+                "entry point `{e}` is not among the defined symbols_identified: name it as a symbol (`Class::method`) that symbols_identified lists too"
             ));
         }
     }
@@ -227,19 +244,50 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
     }
 }
 
-/// What the symbols requirement still needs: a definition read, and every
-/// entry point's definition read.
+/// The submitted symbols the change alters: those defined in a file of
+/// `files_to_edit`. Empty when no file to edit is named (nothing tells
+/// then what changes).
+fn changed<'s>(symbols: &[(&'s str, Vec<String>)], u: &Understanding) -> Vec<&'s str> {
+    symbols
+        .iter()
+        .filter(|(_, defs)| defs.iter().any(|d| u.files_to_edit.contains(d)))
+        .map(|(s, _)| *s)
+        .collect()
+}
+
+/// The entry points whose definition must be read and references checked:
+/// every one at HIGH risk or when no file to edit is named; otherwise
+/// those the change alters (defined in `files_to_edit`). An entry point in
+/// a file the change leaves alone (the controller action that calls the
+/// form request being edited) is context: it is where the behaviour
+/// starts, not what changes, and checking it protects nothing the write
+/// can break (docs/sessions.md § Requirements; the honest agent trial of
+/// bench/README.md paid three calls for it in half its tasks).
+fn gated_entry_points<'u>(
+    req: &Requirements,
+    symbols: &[(&str, Vec<String>)],
+    u: &'u Understanding,
+) -> Vec<&'u str> {
+    let changed = changed(symbols, u);
+    u.entry_points
+        .iter()
+        .map(String::as_str)
+        .filter(|e| req.all_entry_points || u.files_to_edit.is_empty() || changed.contains(e))
+        .collect()
+}
+
+/// What the symbols requirement still needs: a definition read, and the
+/// definition of every gated entry point ([`gated_entry_points`]) read.
 fn symbols_gap(
     symbols: &[(&str, Vec<String>)],
-    u: &Understanding,
+    gated: &[&str],
     facts: &Facts<'_>,
 ) -> Option<String> {
     let is_read = |defs: &Vec<String>| defs.iter().any(|d| facts.files_read.contains(d));
     let read = symbols.iter().any(|(_, defs)| is_read(defs));
-    // Every entry point's definition must have been read too.
     let unread_entry: Vec<(&str, &Vec<String>)> = symbols
         .iter()
-        .filter(|(s, defs)| u.entry_points.iter().any(|e| e == s) && !is_read(defs))
+        .filter(|(s, defs)| gated.contains(s) && !is_read(defs))
         .map(|(s, d)| (*s, d))
         .collect();
     match (symbols.is_empty(), read) {
@@ -269,22 +317,32 @@ fn symbols_gap(
     }
 }
 
-/// What the entry-points requirement still needs: `find_references` on the
-/// entry points (every one at HIGH risk), or on a changed symbol.
+/// What the entry-points requirement still needs: `find_references` on
+/// every entry point at HIGH risk; otherwise on one gated entry point
+/// ([`gated_entry_points`]), or, when none is gated, on one symbol the
+/// change alters or one entry point (any named symbol when there are
+/// neither).
 fn entry_points_gap(
     req: &Requirements,
     symbols: &[(&str, Vec<String>)],
+    gated: &[&str],
     u: &Understanding,
     checked: &dyn Fn(&str) -> Option<usize>,
 ) -> Option<String> {
     if req.entry_points_if_named && u.entry_points.is_empty() {
         return None;
     }
-    let targets: Vec<&str> = if req.all_entry_points || !u.entry_points.is_empty() {
-        u.entry_points.iter().map(String::as_str).collect()
+    let mut targets: Vec<&str> = if req.all_entry_points || !gated.is_empty() {
+        gated.to_vec()
     } else {
-        symbols.iter().map(|(s, _)| *s).collect()
+        // What changes, or where its behaviour starts: either one's check.
+        let mut t = changed(symbols, u);
+        t.extend(u.entry_points.iter().map(String::as_str));
+        t
     };
+    if targets.is_empty() && !req.all_entry_points {
+        targets = symbols.iter().map(|(s, _)| *s).collect();
+    }
     let done: Vec<&str> = targets
         .iter()
         .copied()
@@ -303,9 +361,15 @@ fn entry_points_gap(
             .copied()
             .filter(|s| checked(s).is_none())
             .collect();
-        Some(format!(
-            "run find_references on {todo:?} (or search_text for the name: the uses it shows count)"
-        ))
+        Some(if req.all_entry_points {
+            format!(
+                "run find_references on each of {todo:?} (or search_text for the name: the uses it shows count)"
+            )
+        } else {
+            format!(
+                "run find_references on one of {todo:?} (or search_text for the name: the uses it shows count)"
+            )
+        })
     } else {
         None
     }

@@ -266,3 +266,136 @@ async def test_find_references_resolves_laravel_call_shapes(tmp_path):
         assert r["seeds"] == ["app/Repos/BaseRepo.php"], r
         caller = next(f for f in r["files"] if f["file"] == "app/Repos/PageRepo.php")
         assert "call ← app/Repos/PageRepo.php:12" in edges(caller), caller
+
+
+LIVEWIRE_CALLS = {
+    "app/Http/Controllers/ProfileController.php": """<?php
+
+namespace App\\Http\\Controllers;
+
+class ProfileController
+{
+    public function update()
+    {
+        return 1;
+    }
+}
+""",
+    "app/Http/Controllers/Settings/ProfileController.php": """<?php
+
+namespace App\\Http\\Controllers\\Settings;
+
+class ProfileController
+{
+    public function update()
+    {
+        return 2;
+    }
+}
+""",
+    "routes/web.php": """<?php
+
+use App\\Http\\Controllers\\ProfileController;
+use App\\Http\\Controllers\\Settings\\ProfileController as ProfileSettingsController;
+use App\\Http\\Controllers\\ShowFeedController as Feed;
+use Illuminate\\Support\\Facades\\Route;
+
+Route::put('profile', [ProfileController::class, 'update']);
+Route::put('settings/profile', [ProfileSettingsController::class, 'update']);
+Route::get('feed', Feed::class);
+""",
+    "app/Http/Controllers/ShowFeedController.php": """<?php
+
+namespace App\\Http\\Controllers;
+
+class ShowFeedController
+{
+    public function __invoke()
+    {
+        return 3;
+    }
+}
+""",
+    "app/Livewire/Notifications.php": """<?php
+
+namespace App\\Livewire;
+
+use Livewire\\Component;
+
+class Notifications extends Component
+{
+    public $notification;
+
+    public function markAsRead($id)
+    {
+        $this->notification->markAsRead();
+    }
+
+    public function render()
+    {
+        return view('livewire.notifications');
+    }
+}
+""",
+    "resources/views/livewire/notifications.blade.php": """<div>
+    <button wire:click="markAsRead({{ $id }})">Mark as read</button>
+    <span x-on:click="$wire.markAsRead(2)">read</span>
+    <p>{{ $notification->markAsRead() }}</p>
+</div>
+""",
+    "app/Http/Controllers/CommentController.php": """<?php
+
+namespace App\\Http\\Controllers;
+
+use App\\Models\\Comment;
+
+class CommentController
+{
+    public function destroy(string $slug)
+    {
+        $comment = $this->find($slug);
+        $comment->update();
+    }
+}
+""",
+    "app/Models/Comment.php": """<?php
+
+namespace App\\Models;
+
+class Comment
+{
+}
+""",
+}
+
+
+async def test_find_references_follows_aliases_livewire_views_and_receiver_names(tmp_path):
+    """The agent trial's wrong answers (docs/sessions.md § Requirements):
+    a route action written through an aliased import is the aliased class's
+    (and not the other class of the same short name); a Livewire
+    component's view calls its methods with `wire:click` and `$wire.`; a
+    property of the component (`$this->notification->markAsRead()`) and a
+    `$comment` in a file importing `Comment` are other classes' objects."""
+    repo = tmp_path / "livewire"
+    for path, text in LIVEWIRE_CALLS.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    (repo / ".code-intel").mkdir()
+    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
+
+    def at(r):
+        return sorted((x["file"], x["line"], x["resolution"]) for x in r["references"])
+
+    async with serve(repo) as c:
+        r = await c.call("find_references", symbol="Settings\\ProfileController::update")
+        assert at(r) == [("routes/web.php", 9, "route")], r
+        r = await c.call("find_references", symbol="App\\Http\\Controllers\\ProfileController::update")
+        assert at(r) == [("routes/web.php", 8, "route")], r
+        r = await c.call("find_references", symbol="ShowFeedController::__invoke")
+        assert at(r) == [("routes/web.php", 10, "route")], r
+        r = await c.call("find_references", symbol="Notifications::markAsRead")
+        view = "resources/views/livewire/notifications.blade.php"
+        assert at(r) == [(view, 2, "livewire"), (view, 3, "livewire")], r
+        assert r["unresolved"] == 2, r
+        r = await c.call("find_references", symbol="ProfileController::update")
+        assert ("app/Http/Controllers/CommentController.php", 12) not in {(x["file"], x["line"]) for x in r["references"]}, r

@@ -2,31 +2,13 @@
 //! their uses, TypeScript type declarations.
 
 use super::*;
+use crate::util::kebab;
 
 /// Vue's built-in directives (`v-if` …), never a global registration.
 const VUE_DIRECTIVES: &[&str] = &[
     "if", "else", "else-if", "for", "show", "model", "bind", "on", "slot", "html", "text", "once",
     "pre", "cloak", "memo", "is",
 ];
-
-/// `IconLayers`, `koelFocus` → `icon-layers`, `koel-focus`: how a Vue
-/// template writes a registered name (Vue's `hyphenate`: every capital
-/// after the first, so `HTTPLink` → `h-t-t-p-link`, unlike
-/// `util::split_identifier`'s word split).
-fn kebab(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 && !out.ends_with('-') {
-                out.push('-');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 /// Vue global registrations ([`RefKind::Registers`]) of a script, and the
 /// custom directives and unimported component tags ([`RefKind::Global`]) of

@@ -9,7 +9,9 @@
 //! Measured on a hand-labelled set of 57 methods (`bench/run.sh
 //! references`, `bench/sets/references.json`).
 
+mod livewire;
 mod php;
+mod routes;
 
 use serde::Serialize;
 
@@ -52,7 +54,9 @@ pub struct Reference {
     /// interface; the call may dispatch here), `facade` (a Laravel facade
     /// whose docblock `@see`s the class), `route` (a route action:
     /// `[Class::class, 'name']`, `'Class@name'`, a resource route or an
-    /// invokable controller), `imported` (a member call `->name(` /
+    /// invokable controller), `livewire` (a Livewire component's Blade
+    /// view calls or binds it: `wire:click="name(…)"`, `wire:model="name"`,
+    /// `$wire.name`), `imported` (a member call `->name(` /
     /// `.name(` whose receiver's class is not known, in a file that imports
     /// the class or shares its namespace; probable), `request` (a script or
     /// view requests its route), or `name` (the bare name only: no class

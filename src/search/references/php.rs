@@ -14,7 +14,8 @@ use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
 
-use super::Enclosing;
+use super::routes::{route_string, with_continuation, written_controller};
+use super::{Enclosing, livewire};
 use crate::config::Config;
 use crate::repo::Repo;
 use crate::search::receivers::{self, Receiver};
@@ -240,6 +241,12 @@ pub(super) struct Family {
     /// Laravel facades whose docblock says `@see \…\Class` (`File` for
     /// `Filesystem`): `File::name()` runs the class's `name`.
     facades: HashSet<String>,
+    /// Blade views of the class when it is a Livewire component: the views
+    /// its file names (`view('livewire.notifications')`) and the one
+    /// Livewire's convention gives it (`App\Livewire\Home\Feed` →
+    /// `resources/views/livewire/home/feed.blade.php`); their `wire:click`,
+    /// `wire:submit`, `wire:model`, … and `$wire.` calls reach its members.
+    views: HashSet<String>,
     /// Lines that name the class as a route's controller without naming a
     /// method (`Route::resource`, an invokable `Route::get('/x', C::class)`),
     /// with their `->only(…)` / `->except(…)` continuation lines appended.
@@ -285,9 +292,16 @@ impl Family {
                 let view = views.get(&m.file);
                 let fq = view.declared_fqcn(&c);
                 if root {
-                    if namespace.is_some_and(|ns| format!("{ns}\\{c}") != fq) {
+                    // `Settings\ProfileController` names the class of any
+                    // namespace ending in `Settings`.
+                    let named = |ns: &str| {
+                        let written = format!("{}\\{c}", ns.trim_start_matches('\\'));
+                        fq == written || fq.ends_with(&format!("\\{written}"))
+                    };
+                    if namespace.is_some_and(|ns| !named(ns)) {
                         continue;
                     }
+                    fam.views.extend(livewire::views(&view.text, &fq, &parents));
                     fam.class_fq.insert(fq.clone());
                     fam.runs_fq.insert(fq.clone());
                     fam.namespaces.extend(view.namespace.clone());
@@ -344,6 +358,30 @@ impl Family {
                 if !root {
                     continue;
                 }
+                // `use …\LambdaSongController as S3SongController;`: the
+                // file's routes name the class by its alias.
+                if let Some(alias) = line.strip_prefix("use ").and_then(|l| l.split_once(" as ")) {
+                    let alias = alias.1.trim().trim_end_matches(';').trim();
+                    let view = views.get(&m.file);
+                    if !alias.is_empty() && ours(view, &view.fqcn_of(alias, "")) {
+                        let named: Vec<TextMatch> = view
+                            .text
+                            .lines()
+                            .enumerate()
+                            .filter(|(_, l)| has_word_start(l, &format!("{alias}::class")))
+                            .map(|(i, l)| TextMatch {
+                                line: i as u64 + 1,
+                                column: 1,
+                                content: l.to_string(),
+                                ..m.clone()
+                            })
+                            .collect();
+                        for n in named {
+                            fam.route_lines.push(with_continuation(&view.text, n));
+                        }
+                    }
+                    continue;
+                }
                 if line.contains("@see") {
                     let view = views.get(&m.file);
                     let see = line.split("@see").nth(1).unwrap_or("").trim();
@@ -363,13 +401,8 @@ impl Family {
                         && (line.contains(&format!("\\{c}'")) || line.contains(&format!("'{c}'"))));
                 if names_class {
                     let view = views.get(&m.file);
-                    let mut m = m.clone();
-                    let after = view.text.lines().skip(m.line as usize);
-                    for next in after.take_while(|l| l.trim_start().starts_with("->")) {
-                        m.content.push(' ');
-                        m.content.push_str(next.trim());
-                    }
-                    fam.route_lines.push(m);
+                    fam.route_lines
+                        .push(with_continuation(&view.text, m.clone()));
                 }
             }
         }
@@ -389,15 +422,25 @@ impl Family {
     /// Whether the class `short`, as `view` names it on `line`, is one that
     /// runs the method: by FQCN when the file imports or qualifies it,
     /// else by the short name.
+    /// An alias (`use …\\ProfileController as ProfileSettingsController`)
+    /// counts by the class it imports.
     fn runs_here(&self, view: &FileView, short: &str, line: &str) -> bool {
-        if !self.runs.contains(short) {
-            return false;
-        }
         let qualified = line.contains(&format!("\\{short}"));
         if view.imports_short(short).is_some() || qualified {
             return self.runs_fq.contains(&view.fqcn_of(short, line));
         }
-        true
+        self.runs.contains(short)
+    }
+
+    /// The names `view` writes the family's classes under: their short
+    /// names and the `use … as` aliases it gives any of them.
+    fn names_in(&self, view: &FileView) -> Vec<String> {
+        let aliases = view
+            .imports
+            .iter()
+            .filter(|(alias, fq)| !self.runs.contains(*alias) && self.runs_fq.contains(*fq))
+            .map(|(alias, _)| alias.clone());
+        self.runs.iter().cloned().chain(aliases).collect()
     }
 
     /// How 1-based `line` of a PHP file uses `name` of the family's class,
@@ -412,14 +455,26 @@ impl Family {
     ) -> Option<&'static str> {
         let view = views.get(file);
         let text = view.text.lines().nth(line - 1)?.to_string();
+        if self.views.contains(file) {
+            return livewire::calls(&text, name).then_some("livewire");
+        }
         let c = &self.class;
-        let spelt = [
-            format!("{c}::class, '{name}'"),
-            format!("{c}::class, \"{name}\""),
-            format!("{c}::class.'@{name}'"),
-            format!("{c}::class . '@{name}'"),
-        ];
-        if spelt.iter().any(|r| has_word_start(&text, r)) && self.runs_here(view, c, &text) {
+        let names = self.names_in(view);
+        let spelt_route = |n: &String| {
+            [
+                format!("{n}::class, '{name}'"),
+                format!("{n}::class, \"{name}\""),
+                format!("{n}::class.'@{name}'"),
+                format!("{n}::class . '@{name}'"),
+            ]
+            .iter()
+            .any(|r| has_word_start(&text, r))
+        };
+        let routed = names
+            .iter()
+            .filter(|n| *n == c || !self.runs.contains(*n))
+            .any(|n| spelt_route(n) && self.runs_here(view, n, &text));
+        if routed {
             return Some("route");
         }
         if route_string(&text, c, name).is_some_and(|w| self.fits(&w)) {
@@ -432,8 +487,7 @@ impl Family {
         {
             return Some("facade");
         }
-        let statics = self
-            .runs
+        let statics = names
             .iter()
             .filter(|r| has_word_start(&text, &format!("{r}::{name}(")))
             .any(|r| self.runs_here(view, r, &text));
@@ -480,7 +534,9 @@ impl Family {
             match receiver {
                 Receiver::Class(t) if self.runs_here(view, &t, "") => return Some("typed"),
                 Receiver::Class(t) if self.supertypes.contains(&t) => return Some("supertype"),
-                Receiver::Unknown => probable = true,
+                Receiver::Unknown => {
+                    probable |= !self.names_another_class(view, &expr, here_fq.as_deref());
+                }
                 Receiver::Class(_) | Receiver::This => {}
             }
         }
@@ -492,6 +548,27 @@ impl Family {
                 .as_ref()
                 .is_some_and(|n| self.namespaces.contains(n));
         (probable && visible).then_some("imported")
+    }
+
+    /// Whether an untyped receiver `expr` is, by Laravel's naming, not the
+    /// family's class: `$comment` (or `$this->comment`) where the file
+    /// imports a `Comment` outside the family, or a `$this->prop` inside
+    /// the class itself (`$this->notification->markAsRead()` in
+    /// `Notifications` calls the property's object, not the component:
+    /// the class calls its own method as `$this->markAsRead()`).
+    fn names_another_class(&self, view: &FileView, expr: &str, here_fq: Option<&str>) -> bool {
+        let own_property = expr.starts_with("$this->")
+            && here_fq.is_some_and(|h| self.class_fq.contains(h) || self.runs_fq.contains(h));
+        let var = expr.rsplit(['>', '$']).next().unwrap_or("");
+        let mut chars = var.chars();
+        let studly: String = match chars.next() {
+            Some(first) => first.to_uppercase().chain(chars).collect(),
+            None => String::new(),
+        };
+        let other_import = view
+            .imports_short(&studly)
+            .is_some_and(|fq| !self.runs_fq.contains(fq) && !self.runs.contains(&studly));
+        own_property || other_import
     }
 
     /// Route lines that run `name` without spelling it: a resource route's
@@ -525,36 +602,18 @@ impl Family {
                 if !fits {
                     return false;
                 }
+                // `[X::class, 'name']` names its method: not invokable.
+                static ACTION: OnceLock<Regex> = OnceLock::new();
+                let action = ACTION.get_or_init(|| {
+                    Regex::new(r"\[\s*[\w\\]+::class\s*,").expect("a valid pattern")
+                });
                 let invokable = name == "__invoke"
                     && (l.contains("Route::") || l.contains("$router->"))
-                    && !l.contains(&format!("[{}::class", self.class));
+                    && !action.is_match(l);
                 (resource && listed) || invokable
             })
             .collect()
     }
-}
-
-/// The controller a string route action `'Ns\Class@name'` names, as written
-/// (`Common\Items` for `'Common\Items@enable'`), when its class is `class`.
-fn route_string(line: &str, class: &str, name: &str) -> Option<String> {
-    let re = Regex::new(&format!(
-        r#"['"]\\?((?:[\w\\]*\\)?{})@{}['"]"#,
-        regex::escape(class),
-        regex::escape(name)
-    ))
-    .ok()?;
-    re.captures(line).map(|c| c[1].to_string())
-}
-
-/// The controller a string route names (`'Common\Items'` in
-/// `Route::resource('items', 'Common\Items')`), as written.
-fn written_controller(line: &str, class: &str) -> Option<String> {
-    let re = Regex::new(&format!(
-        r#"['"]\\?((?:[\w\\]*\\)?{})['"]"#,
-        regex::escape(class)
-    ))
-    .ok()?;
-    re.captures(line).map(|c| c[1].to_string())
 }
 
 /// Where `class` is declared: the first file whose declaration line names

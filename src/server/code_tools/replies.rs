@@ -552,7 +552,7 @@ fn documented<'d>(
 /// The definition enclosing 1-based `line` of `file`, with its source. A
 /// line of the comments, docblock or attributes right above a definition
 /// inside a container gives that definition, not the whole container
-/// (issue 24: a docblock line returned a 3k-char class).
+/// (a docblock line once returned a 3k-char class).
 ///
 /// # Errors
 /// A path outside the repository, a directory, a file without a grammar,

@@ -45,8 +45,12 @@ pub struct SessionParams {
 }
 
 /// The four slots. A slot left out keeps what the frame holds; `null`
-/// clears it; a value replaces it (after the quote and value checks).
+/// clears it; a value replaces it (after the quote and value checks). An
+/// unknown slot name is an error naming the four (a slot `target` was
+/// once dropped in silence and the reply called every slot "not in the
+/// request").
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SlotsInput {
     /// Feature or component, e.g. {"value": "login", "quote": "ログイン機能"}.
     #[serde(default, deserialize_with = "present")]

@@ -28,7 +28,7 @@ pub trait CodeFacts {
 }
 
 /// The symbols a successful session's learned (term, symbol) pairs keep
-/// (issue 24 § 5): its entry points, and the agreement's symbols defined in
+/// (docs/sessions.md): its entry points, and the agreement's symbols defined in
 /// a file the change wrote (its [`Understanding::edits`] when the gate saw
 /// no write).
 /// Symbols the session only read for context — "tags used across the
@@ -250,7 +250,7 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
 /// risk of touching them is assessed as the understanding's was. When it
 /// stays, they join the change (writable); when it rises, the session goes
 /// back to EXPLORATION to meet the new requirements with the files listed
-/// (issue 24 § 3; docs/sessions.md § Gate).
+/// (docs/sessions.md § Gate).
 fn widen_scope(s: &mut Session, added: Vec<String>) -> String {
     let (risk, why) = super::risk::touch_risk(&added, &[], &[], &BTreeMap::new());
     if risk > s.risk {

@@ -478,7 +478,7 @@ fn a_frame_accumulates_and_null_clears_a_slot() {
 
 /// `add_explored_files` in READY adds an unlisted file to the change when
 /// the risk of touching it stays, and sends the session back to
-/// EXPLORATION when it rises (issue 24 § 3).
+/// EXPLORATION when it rises (docs/sessions.md § Gate).
 #[test]
 fn files_added_in_ready_join_the_change_or_reopen_it() {
     let added = |files: &[&str]| Event::ExploredAdded {

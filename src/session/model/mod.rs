@@ -124,8 +124,8 @@ pub struct Requirements {
     pub all_entry_points: bool,
     /// IMPLEMENT: entry points are needed only when the understanding names
     /// some (existing symbols the change alters); new code with none is
-    /// backed by the pattern read instead (issue 24: five `find_references`
-    /// calls on pattern symbols bought nothing).
+    /// backed by the pattern read instead (five `find_references` calls on
+    /// pattern symbols bought nothing in the agent tasks of bench/README.md).
     #[serde(default)]
     pub entry_points_if_named: bool,
 }
@@ -203,7 +203,7 @@ impl Requirement {
     }
 
     /// What satisfies the requirement, in a few words (replies list it with
-    /// the name, issue 24: "`needs … coverage` is never explained").
+    /// the name, so `needs … coverage` explains itself).
     pub fn satisfied_by(self) -> &'static str {
         match self {
             Requirement::Symbols => "each named symbol's definition read",
