@@ -79,12 +79,14 @@ async def test_back_doors_are_shut(tmp_path):
                          entry_points=["OrderService::place"], files_to_edit=["app/Services/OrderService.php"])
         assert u["phase"] == "EXPLORATION" and "files" in u["missing"] and "symbols" in u["missing"], u
 
-        # 3. An entry point whose definition was never read does not pass,
-        #    even when another symbol's file was read.
+        # 3. An entry point the change edits whose definition was never read
+        #    does not pass, even when another symbol's file was read (one
+        #    it leaves alone is context below HIGH: docs/sessions.md §
+        #    Requirements).
         await c.call("read_file", file="app/Services/OrderService.php", session_id=sid)
         u = await c.call("submit_understanding", session_id=sid,
                          symbols_identified=["OrderService::place", "Order"], entry_points=["Order"],
-                         files_to_edit=["app/Services/OrderService.php"])
+                         files_to_edit=["app/Services/OrderService.php", "app/Models/Order.php"])
         assert u["phase"] == "EXPLORATION" and "entry point" in u["missing"]["symbols"], u
         u = await c.call("submit_understanding", session_id=sid, symbols_identified=["OrderService::place"],
                          entry_points=["OrderService::place"], files_to_edit=["app/Services/OrderService.php"])

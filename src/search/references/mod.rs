@@ -54,9 +54,8 @@ pub struct Reference {
     /// interface; the call may dispatch here), `facade` (a Laravel facade
     /// whose docblock `@see`s the class), `route` (a route action:
     /// `[Class::class, 'name']`, `'Class@name'`, a resource route or an
-    /// invokable controller), `livewire` (a Livewire component's Blade
-    /// view calls or binds it: `wire:click="name(…)"`, `wire:model="name"`,
-    /// `$wire.name`), `imported` (a member call `->name(` /
+    /// invokable controller), `livewire` (its component's view:
+    /// `wire:click="name(…)"`, `$wire.name`), `imported` (a member call `->name(` /
     /// `.name(` whose receiver's class is not known, in a file that imports
     /// the class or shares its namespace; probable), `request` (a script or
     /// view requests its route), or `name` (the bare name only: no class

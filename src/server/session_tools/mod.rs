@@ -44,11 +44,11 @@ pub struct SessionParams {
     pub session_id: String,
 }
 
-/// The four slots. A slot left out keeps what the frame holds; `null`
-/// clears it; a value replaces it (after the quote and value checks). An
-/// unknown slot name is an error naming the four (a slot `target` was
-/// once dropped in silence and the reply called every slot "not in the
-/// request").
+/// The four slots: one left out keeps the frame's, `null` clears it, a
+/// value replaces it (after the quote and value checks).
+// An unknown slot name is an error naming the four: a slot `target` was
+// once dropped in silence and the reply called every slot "not in the
+// request".
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SlotsInput {

@@ -124,8 +124,9 @@ pub struct Requirements {
     pub all_entry_points: bool,
     /// IMPLEMENT: entry points are needed only when the understanding names
     /// some (existing symbols the change alters); new code with none is
-    /// backed by the pattern read instead (five `find_references` calls on
-    /// pattern symbols bought nothing in the agent tasks of bench/README.md).
+    /// backed by the pattern read instead.
+    // Five `find_references` calls on pattern symbols bought nothing in the
+    // agent tasks of bench/README.md.
     #[serde(default)]
     pub entry_points_if_named: bool,
 }
@@ -247,13 +248,13 @@ pub struct Understanding {
     /// Conventions to follow, each with files that show it.
     #[serde(default)]
     pub existing_patterns: Vec<PatternClaim>,
-    /// Files read in this session (content returned).
+    /// Files read in this session.
     #[serde(default)]
     pub files_analyzed: Vec<String>,
     /// Files the change edits or creates; risk is judged from them. Default: files_analyzed.
     #[serde(default)]
     pub files_to_edit: Vec<String>,
-    /// Optional: slot → code evidence (file:line, symbol) that backs it.
+    /// Optional: slot → code evidence (file:line, symbol).
     #[serde(default)]
     pub slot_evidence: BTreeMap<SlotName, String>,
 }
