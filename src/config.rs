@@ -244,7 +244,7 @@ pub struct Config {
     /// Nice value (0–19) of the embedding threads `serve` starts: its
     /// background syncs yield the CPU to the user's editor and compiler; 0 =
     /// normal priority. Unix; `index` on the command line is not lowered
-    /// (README § Speed, memory and quality has the measured effect).
+    /// (docs/measurements.md § Speed, memory and quality has the measured effect).
     pub embedding_nice: i32,
     /// Token budget of one chunk (512: the model's input limit).
     /// Token counts are estimated as chars / [`CHARS_PER_TOKEN`].

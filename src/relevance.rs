@@ -7,7 +7,7 @@
 //! short-circuit) were written for a generic cosine. multilingual-e5-small
 //! scores unrelated pairs at 0.7–0.85, so those numbers would approve
 //! everything. [`CALIBRATED`] comes instead from `code-intel calibrate` over
-//! `tests/calibration/*.tsv` (see `README.md` § Calibration).
+//! `tests/calibration/*.tsv` (see `docs/measurements.md` § Calibration).
 
 use serde::Serialize;
 
@@ -273,7 +273,7 @@ fn choose_reject_at(scores: &[(f32, bool)], precision: f32) -> f32 {
 }
 
 /// Precision the value/quote rejection is chosen at (≥ 0.95
-/// for rejections at ≥ 0.95 of honest paraphrases kept; README §
+/// for rejections at ≥ 0.95 of honest paraphrases kept; docs/measurements.md §
 /// Calibration). A wrongly rejected slot makes the agent rephrase a correct
 /// value, a wrongly kept one lets a frame say something the request did not.
 pub const VALUE_QUOTE_PRECISION: f32 = 0.95;

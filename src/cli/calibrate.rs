@@ -1,5 +1,5 @@
 //! `code-intel calibrate`: re-derives the relevance, map and value/quote
-//! thresholds from labelled pairs (README § Calibration).
+//! thresholds from labelled pairs (docs/measurements.md § Calibration).
 
 use std::io::Write;
 use std::path::Path;

@@ -150,7 +150,7 @@ pub enum Command {
         json: bool,
     },
     /// Re-derive the relevance, map and value/quote thresholds from labelled pairs and
-    /// report precision/recall per tier (README § Calibration).
+    /// report precision/recall per tier (docs/measurements.md § Calibration).
     Calibrate {
         /// (NL term, symbol, related 0/1) TSV; default: the set compiled in
         /// from tests/calibration/relevance_pairs.tsv.

@@ -20,8 +20,8 @@
 //! That still leaves the table's pages in the service's RSS: every page a
 //! text's rows fall in, plus the kernel's read-around, stays mapped, and a
 //! large repository's texts touch most of the 384 MB (`RssFile` 408 MB
-//! after 1,461 chunks of laravel/framework; README § Speed, memory and
-//! quality has the measurements before and after). So the rewrite also
+//! after 1,461 chunks of laravel/framework; docs/measurements.md § Speed, memory
+//! and quality has the measurements before and after). So the rewrite also
 //! *detaches* the table: the one `Gather` that reads rows of a large 2-D
 //! initializer by a graph input (`word_embeddings[input_ids]`) is removed,
 //! its output becomes a graph input, the table stays in the data file, and

@@ -714,6 +714,42 @@ fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
 }
 
 #[test]
+fn a_laravel_tests_http_calls_reach_the_actions_they_request() {
+    let (facts, files) = repo(&[
+        (
+            "routes/api.php",
+            "<?php\nuse App\\Http\\Controllers\\ProfileController;\nRoute::post('profiles/{username}/follow', [ProfileController::class, 'follow']);\nRoute::get('profiles/{username}', [ProfileController::class, 'show']);\nRoute::delete('profiles/{username}/follow', [ProfileController::class, 'unfollow']);\n",
+        ),
+        (
+            "app/Http/Controllers/ProfileController.php",
+            "<?php\nnamespace App\\Http\\Controllers;\nclass ProfileController {}\n",
+        ),
+        (
+            "tests/Feature/FollowProfileTest.php",
+            "<?php\nclass FollowProfileTest extends TestCase {\n  public function testFollow() {\n    $this->actingAs($u)\n      ->postJson(\"/api/profiles/{$this->user->username}/follow\");\n    $this->json('DELETE', 'api/profiles/x/follow');\n    $this->get('/api/profiles/' . $name);\n    $items->get('profiles');\n    $this->deleteAs('api/profiles/y/follow', $u);\n  }\n}\n",
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let test = "tests/Feature/FollowProfileTest.php";
+    let at = |action: &str| -> Vec<u32> {
+        g.requests_of("ProfileController", action)
+            .into_iter()
+            .filter(|a| a.file == test)
+            .map(|a| a.line)
+            .collect()
+    };
+    // By the verb the helper's name starts with; `->get('profiles')` on a
+    // collection is no request (no `/` in it).
+    assert_eq!(at("follow"), [5]);
+    assert_eq!(at("unfollow"), [6, 9]);
+    assert_eq!(at("show"), [7]);
+    assert_eq!(
+        edge_kinds(&g, test, "app/Http/Controllers/ProfileController.php"),
+        [EdgeKind::Endpoint]
+    );
+}
+
+#[test]
 fn create_and_edit_forms_are_counterparts() {
     let names = [
         "resources/js/components/playlist/CreatePlaylistForm.vue",

@@ -1,6 +1,6 @@
 //! File-level fusion: every candidate file gets features from the full-text
 //! (BM25) and vector searches and from its names, and a linear score whose
-//! weights were fitted on the development sets (`bench/fit.py`; README §
+//! weights were fitted on the development sets (`bench/fit.py`; docs/measurements.md §
 //! Retrieval benchmark) rather than guessed.
 //!
 //! Features are in 0–1 so that weights compare:

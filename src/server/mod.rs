@@ -37,7 +37,7 @@ use crate::session::{self, Evidence};
 use crate::store::Store;
 
 /// Seconds a caller should wait when the model is still loading (e5 fp32
-/// loads in 2.7–3.6 s on a 2-core machine; README § Speed, memory and quality).
+/// loads in 2.7–3.6 s on a 2-core machine; docs/measurements.md § Speed, memory and quality).
 const MODEL_RETRY_AFTER_SECONDS: u64 = 5;
 
 /// Load state of the embedding model.

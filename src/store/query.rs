@@ -84,7 +84,7 @@ impl Bm25Query {
 /// Columns of `files` searched by [`Store::search_files`] with their boosts:
 /// a word in the path or in a definition's name says more about a file than
 /// the same word in its body. Fitted on the development sets together with
-/// the fusion weights (`bench/fit.py`, README § Retrieval benchmark).
+/// the fusion weights (`bench/fit.py`, docs/measurements.md § Retrieval benchmark).
 pub const FILE_COLUMNS: [(&str, f32); 3] = [
     ("path_text", 2.0),
     ("symbols_text", 1.0),

@@ -113,27 +113,50 @@ fn route_name(code: &str, from: usize) -> Option<String> {
 /// Requests a PHP file or Blade view makes to the application's own paths
 /// ([`RefKind::Url`], method by [`request_method`]): `url('/books')`,
 /// `url("/settings/users/{$user->id}")`, `url('images/' . $id)`,
-/// `redirect('/login')`, `URL::to('/x')`. An interpolation is a `{}`
+/// `redirect('/login')`, `URL::to('/x')`; and a Laravel test's HTTP calls,
+/// by the verb that starts the helper's name:
+/// `$this->postJson("/api/profiles/{$user->username}/follow")`,
+/// `->get('/books')`, a suite's own `->getAs('api/songs', $user)`,
+/// `->json('DELETE', 'api/x')`; only with a path holding a `/`, so
+/// `$collection->get('key')` and `config()->get('app.name')` are none. An interpolation is a `{}`
 /// segment; a literal ending in `/` and followed by `.` gets one.
 pub(super) fn php_requests(code: &str, lines: &Lines, refs: &mut Vec<Ref>) {
     static CALL: OnceLock<Regex> = OnceLock::new();
+    static TEST_CALL: OnceLock<Regex> = OnceLock::new();
     static INTERPOLATION: OnceLock<Regex> = OnceLock::new();
     let call = re(
         &CALL,
         r#"(?:\burl|\bredirect|URL::to)\(\s*(?:'([^'\n]*)'|"([^"\n]*)")(\s*\.)?"#,
     );
-    for c in call.captures_iter(code) {
-        let Some(path) = c.get(1).or(c.get(2)) else {
+    let test_call = re(
+        &TEST_CALL,
+        concat!(
+            r#"->(?:(get|post|put|patch|delete|options)(?:[A-Z]\w*)?\(|json\(\s*['"](\w+)['"]\s*,)"#,
+            r#"\s*(?:'([^'\n]*/[^'\n]*)'|"([^"\n]*/[^"\n]*)")(\s*\.)?"#
+        ),
+    );
+    let found = call
+        .captures_iter(code)
+        .map(|c| (c.get(1).or(c.get(2)), c.get(3), None, c.get(0)))
+        .chain(test_call.captures_iter(code).map(|c| {
+            let verb = c
+                .get(1)
+                .or(c.get(2))
+                .map(|v| v.as_str().to_ascii_uppercase());
+            (c.get(3).or(c.get(4)), c.get(5), verb, c.get(0))
+        }));
+    for (path, concatenated, verb, whole) in found {
+        let (Some(path), Some(whole)) = (path, whole) else {
             continue;
         };
         let mut written = re(&INTERPOLATION, r"\{\$[^}]*\}|\$\w+(?:->\w+)*")
             .replace_all(path.as_str(), "{}")
             .into_owned();
-        if c.get(3).is_some() && written.ends_with('/') {
+        if concatenated.is_some() && written.ends_with('/') {
             written.push_str("{}");
         }
-        let method = request_method(code, c.get(0).expect("group 0").start());
-        if let Some(target) = request_target(method, &written) {
+        let method = verb.unwrap_or_else(|| request_method(code, whole.start()).to_string());
+        if let Some(target) = request_target(&method, &written) {
             refs.push(Ref {
                 kind: RefKind::Url,
                 target,

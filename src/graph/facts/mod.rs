@@ -164,8 +164,8 @@ impl FileFacts {
 /// 3: PHP global functions and their calls; 4 to 7 (while they were
 /// written): routes' endpoints with their actions and names, scripts' and
 /// views' requests, TypeScript type declarations; 8: `Model::factory()`
-/// calls.
-pub const FACTS_VERSION: u32 = 8;
+/// calls; 9: a Laravel test's HTTP calls (`$this->postJson('/api/x')`).
+pub const FACTS_VERSION: u32 = 9;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;
