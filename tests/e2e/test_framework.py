@@ -227,22 +227,28 @@ Route::post('/pages/{id}/save', [PageController::class, 'update']);
 }
 
 
+def php_repo(repo, files):
+    """`files` (path → text) written under `repo`, with no sync on start."""
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    (repo / ".code-intel").mkdir()
+    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
+    return repo
+
+
+def at(r):
+    """A find_references reply's (file, line, resolution), sorted."""
+    return sorted((x["file"], x["line"], x["resolution"]) for x in r["references"])
+
+
 async def test_find_references_resolves_laravel_call_shapes(tmp_path):
     """Issue 23's find_references cases on real files over MCP: a caller in
     a same-namespace class through a typed, constructor-promoted property;
     `app(PageRepo::class)->destroy()` is not a caller of UserRepo::destroy;
     a class of the same short name in another namespace is not the class;
     routes that run a controller action, spelt or implied by a resource."""
-    repo = tmp_path / "calls"
-    for path, text in LARAVEL_CALLS.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    (repo / ".code-intel").mkdir()
-    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
-
-    def at(r):
-        return sorted((x["file"], x["line"], x["resolution"]) for x in r["references"])
-
+    repo = php_repo(tmp_path / "calls", LARAVEL_CALLS)
     async with serve(repo) as c:
         r = await c.call("find_references", symbol="BaseRepo::update")
         assert at(r) == [("app/Repos/PageRepo.php", 12, "typed")], r
@@ -376,16 +382,7 @@ async def test_find_references_follows_aliases_livewire_views_and_receiver_names
     component's view calls its methods with `wire:click` and `$wire.`; a
     property of the component (`$this->notification->markAsRead()`) and a
     `$comment` in a file importing `Comment` are other classes' objects."""
-    repo = tmp_path / "livewire"
-    for path, text in LIVEWIRE_CALLS.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    (repo / ".code-intel").mkdir()
-    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
-
-    def at(r):
-        return sorted((x["file"], x["line"], x["resolution"]) for x in r["references"])
-
+    repo = php_repo(tmp_path / "livewire", LIVEWIRE_CALLS)
     async with serve(repo) as c:
         r = await c.call("find_references", symbol="Settings\\ProfileController::update")
         assert at(r) == [("routes/web.php", 9, "route")], r

@@ -378,12 +378,20 @@ fn frame_text(
         t.push_str("; value/quote consistency not checked (model not loaded)");
     }
     for r in rejected {
-        t.push_str(&format!("\n- rejected {}: {}", r.slot, r.reason));
+        t.push_str(&format!(
+            "\n- rejected {}: {} (slots are not among READY's requirements: quote closer or leave it out)",
+            r.slot, r.reason
+        ));
     }
-    for m in session::missing_slots(&s.frame) {
+    // A slot just rejected is explained above; the others are missing from
+    // the frame, which says nothing of whether the request states them.
+    for m in session::missing_slots(&s.frame)
+        .into_iter()
+        .filter(|m| !rejected.iter().any(|r| r.slot == *m))
+    {
         let (hint, tools) = session::guidance(m);
         t.push_str(&format!(
-            "\n- {m} not in the request: {hint} ({})",
+            "\n- {m} not in the frame: {hint} ({})",
             tools.join(", ")
         ));
     }
