@@ -581,6 +581,18 @@ mod tests {
         Some(e5_dir()?.join("tokenizer.json"))
     }
 
+    /// For a test whose assets (`what`) are absent: a failure where they
+    /// must be there (`CODE_INTEL_REQUIRE_ASSETS`, which `scripts/setup.sh`
+    /// exports when it builds them from `../shared`, as in CI), else a note
+    /// on stderr and the test ends (a plain `cargo test` has none).
+    fn without_assets(what: &str) {
+        assert!(
+            std::env::var_os("CODE_INTEL_REQUIRE_ASSETS").is_none(),
+            "{what} not set although CODE_INTEL_REQUIRE_ASSETS is: the test models were not built"
+        );
+        eprintln!("{what} not set: run through scripts/test.sh");
+    }
+
     /// The mapped copy, whose word-embedding rows this code reads and feeds
     /// in (`weights::DetachedGather`), gives the vectors of the model as
     /// published (ONNX Runtime's own `Gather`), on English, Japanese and code,
@@ -588,8 +600,7 @@ mod tests {
     #[test]
     fn detached_word_rows_give_the_vectors_of_the_published_model() {
         let (Some(dir), Some(_)) = (e5_dir(), std::env::var_os("ORT_DYLIB_PATH")) else {
-            eprintln!("CODE_INTEL_ASSETS / ORT_DYLIB_PATH not set: run through scripts/test.sh");
-            return;
+            return without_assets("CODE_INTEL_ASSETS / ORT_DYLIB_PATH");
         };
         let tmp = tempfile::tempdir().unwrap();
         let mapped = super::super::weights::mapped_model(&dir.join("model.onnx"), tmp.path())
@@ -667,10 +678,7 @@ mod tests {
     #[test]
     fn same_tokens_as_the_crate() {
         let Some(path) = e5_tokenizer() else {
-            eprintln!(
-                "CODE_INTEL_ASSETS / CODE_INTEL_MODEL_DIR not set: run through scripts/test.sh"
-            );
-            return;
+            return without_assets("CODE_INTEL_ASSETS / CODE_INTEL_MODEL_DIR");
         };
         assert!(path.is_file(), "{} missing", path.display());
         let crate_tokenizer = tokenizers::Tokenizer::from_file(&path).unwrap();
