@@ -24,6 +24,8 @@ mod fuse;
 pub mod fusion;
 mod partners;
 pub mod plan;
+#[cfg(test)]
+mod proptests;
 pub mod quoted;
 mod semantic;
 
