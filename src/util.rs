@@ -148,6 +148,20 @@ pub fn plural_snake(class: &str) -> String {
     format!("{s}s")
 }
 
+/// `comment` → `Comment`: the first char upper-cased, the rest as written.
+pub fn upper_first(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// `order-filter`, `user_table` → `OrderFilter`, `UserTable` (Laravel's
+/// `Str::studly`: each `-` / `_` separated word by [`upper_first`]).
+pub fn studly(name: &str) -> String {
+    name.split(['-', '_']).map(upper_first).collect()
+}
+
 /// `IconLayers`, `koelFocus` → `icon-layers`, `koel-focus`: how a Vue
 /// template writes a registered name (Vue's `hyphenate` and Laravel's `Str::kebab`: every capital
 /// after the first, so `HTTPLink` → `h-t-t-p-link`, unlike

@@ -60,17 +60,7 @@ pub fn enrich(file: &str, source: &str, symbols: Option<&FileSymbols>, chunks: &
 /// `livewire:order-filter` / `@livewire('order-filter')` →
 /// `App\Livewire\OrderFilter` (Livewire 3's default namespace).
 pub fn blade_component_class(tag: &str, livewire: bool) -> String {
-    let studly = |s: &str| -> String {
-        s.split(['-', '_'])
-            .map(|w| {
-                let mut c = w.chars();
-                c.next()
-                    .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                    .unwrap_or_default()
-            })
-            .collect()
-    };
-    let path: Vec<String> = tag.split('.').map(studly).collect();
+    let path: Vec<String> = tag.split('.').map(crate::util::studly).collect();
     let ns = if livewire {
         "App\\Livewire"
     } else {

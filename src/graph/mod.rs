@@ -604,16 +604,7 @@ fn normalize(path: &str) -> String {
 /// `admin.user-table` → `Admin\UserTable`.
 fn studly_path(name: &str) -> String {
     name.split('.')
-        .map(|seg| {
-            seg.split(['-', '_'])
-                .map(|w| {
-                    let mut c = w.chars();
-                    c.next()
-                        .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                        .unwrap_or_default()
-                })
-                .collect::<String>()
-        })
+        .map(crate::util::studly)
         .collect::<Vec<_>>()
         .join("\\")
 }

@@ -6,8 +6,9 @@
 //! expressions used directly as receivers. What `find_references` needs to
 //! tell `$this->baseRepo->update()` (a caller of `BaseRepo::update`) from
 //! `app(PageRepo::class)->destroy()` (not a caller of `UserRepo::destroy`),
-//! the two cases of the references set (bench/sets/references.json). No type inference beyond one file: a
-//! receiver that comes from another call is [`Receiver::Unknown`].
+//! the two cases of the references set (bench/sets/references.json). No
+//! type inference beyond one file: a receiver that comes from another call
+//! is [`Receiver::Unknown`].
 
 use std::sync::OnceLock;
 

@@ -138,7 +138,8 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
         uses_found(facts.reference_checks, s).max(text)
     };
     let checked = |s: &str| by_name(s).or_else(|| qualifier(s).and_then(by_name));
-    let gated = gated_entry_points(req, &c.symbols, u);
+    let changed = changed_symbols(&c.symbols, u);
+    let gated = gated_entry_points(req, &changed, u);
     let mut missing = BTreeMap::new();
     for &r in &req.needs {
         let gap: Option<String> = match r {
@@ -152,7 +153,7 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
             )),
             Requirement::Files => None,
             Requirement::EntryPoints => {
-                entry_points_gap(req, &c.symbols, &gated, u, &checked)
+                entry_points_gap(req, &c.symbols, &changed, &gated, u, &checked)
             }
             Requirement::Patterns => {
                 let shown = u.existing_patterns.iter().any(|p| {
@@ -247,7 +248,7 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
 /// The submitted symbols the change alters: those defined in a file of
 /// `files_to_edit`. Empty when no file to edit is named (nothing tells
 /// then what changes).
-fn changed<'s>(symbols: &[(&'s str, Vec<String>)], u: &Understanding) -> Vec<&'s str> {
+fn changed_symbols<'s>(symbols: &[(&'s str, Vec<String>)], u: &Understanding) -> Vec<&'s str> {
     symbols
         .iter()
         .filter(|(_, defs)| defs.iter().any(|d| u.files_to_edit.contains(d)))
@@ -265,10 +266,9 @@ fn changed<'s>(symbols: &[(&'s str, Vec<String>)], u: &Understanding) -> Vec<&'s
 /// bench/README.md paid three calls for it in half its tasks).
 fn gated_entry_points<'u>(
     req: &Requirements,
-    symbols: &[(&str, Vec<String>)],
+    changed: &[&str],
     u: &'u Understanding,
 ) -> Vec<&'u str> {
-    let changed = changed(symbols, u);
     u.entry_points
         .iter()
         .map(String::as_str)
@@ -325,6 +325,7 @@ fn symbols_gap(
 fn entry_points_gap(
     req: &Requirements,
     symbols: &[(&str, Vec<String>)],
+    changed: &[&str],
     gated: &[&str],
     u: &Understanding,
     checked: &dyn Fn(&str) -> Option<usize>,
@@ -336,7 +337,7 @@ fn entry_points_gap(
         gated.to_vec()
     } else {
         // What changes, or where its behaviour starts: either one's check.
-        let mut t = changed(symbols, u);
+        let mut t = changed.to_vec();
         t.extend(u.entry_points.iter().map(String::as_str));
         t
     };

@@ -61,8 +61,8 @@ pub const HIGH_REFERENCES: usize = 50;
 /// `symbols` (as submitted) and changing `changed` (its entry points), with
 /// `references` = symbol as given to `find_references` → uses it found.
 /// Sensitive words count on every named symbol; uses count only for the
-/// changed ones (a class the change calls 27 times is read, not changed). Returns the level and one reason per rule that fired (empty
-/// for LOW).
+/// changed ones (a class the change calls 27 times is read, not changed).
+/// Returns the level and one reason per rule that fired (empty for LOW).
 pub fn touch_risk(
     files: &[String],
     symbols: &[String],

@@ -118,8 +118,9 @@ fn route_name(code: &str, from: usize) -> Option<String> {
 /// `$this->postJson("/api/profiles/{$user->username}/follow")`,
 /// `->get('/books')`, a suite's own `->getAs('api/songs', $user)`,
 /// `->json('DELETE', 'api/x')`; only with a path holding a `/`, so
-/// `$collection->get('key')` and `config()->get('app.name')` are none. An interpolation is a `{}`
-/// segment; a literal ending in `/` and followed by `.` gets one.
+/// `$collection->get('key')` and `config()->get('app.name')` are none. An
+/// interpolation is a `{}` segment; a literal ending in `/` and followed by
+/// `.` gets one.
 pub(super) fn php_requests(code: &str, lines: &Lines, refs: &mut Vec<Ref>) {
     static CALL: OnceLock<Regex> = OnceLock::new();
     static TEST_CALL: OnceLock<Regex> = OnceLock::new();

@@ -422,7 +422,7 @@ impl Family {
     /// Whether the class `short`, as `view` names it on `line`, is one that
     /// runs the method: by FQCN when the file imports or qualifies it,
     /// else by the short name.
-    /// An alias (`use …\\ProfileController as ProfileSettingsController`)
+    /// An alias (`use …\ProfileController as ProfileSettingsController`)
     /// counts by the class it imports.
     fn runs_here(&self, view: &FileView, short: &str, line: &str) -> bool {
         let qualified = line.contains(&format!("\\{short}"));
@@ -560,14 +560,10 @@ impl Family {
         let own_property = expr.starts_with("$this->")
             && here_fq.is_some_and(|h| self.class_fq.contains(h) || self.runs_fq.contains(h));
         let var = expr.rsplit(['>', '$']).next().unwrap_or("");
-        let mut chars = var.chars();
-        let studly: String = match chars.next() {
-            Some(first) => first.to_uppercase().chain(chars).collect(),
-            None => String::new(),
-        };
+        let class = crate::util::upper_first(var);
         let other_import = view
-            .imports_short(&studly)
-            .is_some_and(|fq| !self.runs_fq.contains(fq) && !self.runs.contains(&studly));
+            .imports_short(&class)
+            .is_some_and(|fq| !self.runs_fq.contains(fq) && !self.runs.contains(&class));
         own_property || other_import
     }
 
