@@ -13,6 +13,7 @@
 #   bench/run.sh references NAME=REPO ... [--base-bin BIN]
 #   bench/run.sh trial tools REPO | call REPO LOG TOOL JSON | count LOG...
 #   bench/run.sh coldstart REPO [--at 10,30,60] [--queries N] [--base-bin BIN]
+#   bench/run.sh contention [--bulk-files N] [--small-files N] [--base-bin BIN]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
@@ -37,6 +38,7 @@ case "${1:-}" in
   size) SCRIPT=size.py; shift ;;
   query-ab) SCRIPT=query_ab.py; shift ;;
   coldstart) SCRIPT=coldstart.py; shift ;;
+  contention) SCRIPT=contention.py; shift ;;
   references) SCRIPT=references.py; shift ;;
   trial) SCRIPT=trial.py; shift ;;
 esac

@@ -30,7 +30,8 @@ pub struct Thresholds {
     /// request short-circuits to it.
     pub map_short_circuit: f32,
     /// A query-frame slot whose value scores below this against its quote is
-    /// rejected (`set_query_frame`): the value says something else.
+    /// doubted (`set_query_frame`, [`crate::rank::value_check`]): the value may say
+    /// something else.
     pub value_quote: f32,
 }
 
@@ -47,19 +48,19 @@ pub struct Thresholds {
 /// | reject (`< 0.77281`) | 1.000 | 0.033 | 4 of 280 |
 /// | grey (between) | — | — | 40 related, 110 unrelated |
 /// | map short-circuit (`>= 0.93665`) | 1.000 | 0.318 | 7 of 46 |
-/// | value/quote reject (`< 0.84882` or [`crate::rank::plan::contradiction`]) | 0.955 | 0.913 | 66 of 159 |
+/// | value/quote doubt (`< 0.82803` or [`crate::rank::plan::contradiction`]) | 0.971 | 0.405 | 35 of 140 |
 ///
-/// The value/quote threshold comes from the 159 (slot value, quote) pairs of
-/// `value_quote_pairs.tsv` (90 consistent, 69 not; 2026-11-21: 79 pairs,
-/// 2026-11-25: 80 more, honest paraphrases as agents write them and values
-/// that ignore or contradict their quote). Values contradicting their quote
-/// are rejected by [`crate::rank::plan::contradiction`] first (8 of the 69; none of the 90);
-/// the threshold is chosen on the rest at precision 0.95
-/// ([`VALUE_QUOTE_PRECISION`]): it keeps 87 of the 90 consistent values
-/// (0.967; "track page views" for 「ページの閲覧数を計測したい」 at 0.826 is
-/// the lowest) and rejects 63 of the 69 (0.913). The previous threshold
-/// (0.84296, no contradiction rule) gave 0.950 / 0.826 / kept 0.967 on the
-/// same set.
+/// The value/quote threshold comes from the choosing half of
+/// `value_quote_fresh.tsv` (140 pairs: 56 honest renderings, 56
+/// contradicting values, 28 unrelated; [`crate::rank::value_check`]; calibrated on
+/// 2026-11-27 with the same model), chosen at
+/// precision [`VALUE_QUOTE_PRECISION`] on what the contradiction rule
+/// leaves; the table's row is that half. On the reporting half it keeps 55 of
+/// 56 honest renderings and doubts 27 of 28 unrelated values but only 10 of
+/// 56 contradictions, so a doubted slot is warned about, not rejected
+/// ([`crate::rank::value_check::VALUE_CHECK`]). The previous threshold (0.84882, chosen
+/// on 159 older pairs of which 36 were the agent benchmark's own slots) kept
+/// 54 of 56 there.
 ///
 /// Related pairs scored 0.773–1.000 and unrelated 0.762–0.864: the model
 /// barely separates the low end, so almost nothing is rejected outright and
@@ -69,23 +70,23 @@ pub const CALIBRATED: Thresholds = Thresholds {
     fact: 0.84039,
     reject: 0.77281,
     map_short_circuit: 0.93665,
-    value_quote: 0.84882,
+    value_quote: 0.82803,
 };
 
-/// The metrics [`CALIBRATED`] reached on the labelled set (the table above),
+/// The metrics [`CALIBRATED`] reached on the labelled sets (the table above;
+/// value/quote on the choosing half),
 /// as (tier, precision, recall); the calibration test fails if a re-run
 /// falls below them.
 pub const CALIBRATED_METRICS: [(&str, f32, f32); 4] = [
     ("fact", 0.952, 0.750),
     ("reject", 1.0, 0.033),
     ("map", 1.0, 0.3181),
-    ("value_quote", 0.954, 0.913),
+    ("value_quote", 0.971, 0.4047),
 ];
 
 /// The labelled sets compiled into the binary (`tests/calibration/`).
 pub const RELEVANCE_PAIRS: &str = include_str!("../tests/calibration/relevance_pairs.tsv");
 pub const MAP_PAIRS: &str = include_str!("../tests/calibration/map_pairs.tsv");
-pub const VALUE_QUOTE_PAIRS: &str = include_str!("../tests/calibration/value_quote_pairs.tsv");
 
 pub use crate::session::Tier;
 
@@ -98,29 +99,6 @@ pub fn tier(thresholds: &Thresholds, score: f32, undefined: bool) -> Tier {
     } else {
         thresholds.classify(score)
     }
-}
-
-/// The value/quote rule: a slot whose value does not say what its quote
-/// says (value/quote similarity below `thresholds.value_quote`) leaves the
-/// frame, with a rejection saying why; `scores` are by slot.
-pub fn check_values(
-    thresholds: &Thresholds,
-    frame: &mut crate::session::QueryFrame,
-    scores: &std::collections::BTreeMap<crate::session::SlotName, f32>,
-) -> Vec<crate::session::SlotRejection> {
-    let mut rejected = Vec::new();
-    for (&slot, &score) in scores {
-        if score < thresholds.value_quote && frame.remove(&slot).is_some() {
-            rejected.push(crate::session::SlotRejection {
-                slot,
-                reason: format!(
-                    "the value does not say what its quote says (similarity {score:.3} < {:.3}); write the value as a short translation or paraphrase of the quote",
-                    thresholds.value_quote
-                ),
-            });
-        }
-    }
-    rejected
 }
 
 impl Thresholds {
@@ -404,31 +382,6 @@ mod tests {
         assert!(m.value_quote.precision >= TARGET_PRECISION, "{m:?}");
         assert_eq!(t.classify(0.95), Tier::Fact);
         assert_eq!(t.classify(0.60), Tier::Reject);
-        // The value/quote rule: below the threshold leaves the frame.
-        let slot = |v: &str| crate::session::Slot {
-            value: v.into(),
-            quote: v.into(),
-        };
-        use crate::session::SlotName::{DesiredAction, TargetFeature};
-        let mut frame = crate::session::QueryFrame::from([
-            (TargetFeature, slot("login")),
-            (DesiredAction, slot("fix")),
-        ]);
-        let scores = std::collections::BTreeMap::from([
-            (TargetFeature, t.value_quote - 0.01),
-            (DesiredAction, t.value_quote),
-        ]);
-        let rejected = check_values(&t, &mut frame, &scores);
-        assert_eq!(
-            rejected.iter().map(|r| r.slot).collect::<Vec<_>>(),
-            [TargetFeature]
-        );
-        assert!(
-            rejected[0].reason.contains("paraphrase"),
-            "{}",
-            rejected[0].reason
-        );
-        assert_eq!(frame.keys().copied().collect::<Vec<_>>(), [DesiredAction]);
         // The override: no definition, no approval, whatever the score.
         for (score, undefined, want) in [
             (0.95, false, Tier::Fact),

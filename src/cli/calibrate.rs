@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 /// `paths`: the relevance, map and value/quote pair files (`None`: the set
 /// compiled in from tests/calibration/).
 pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -> Result<()> {
+    use crate::rank::value_check::{self, ValuePair};
     use crate::relevance::{self, CALIBRATED, LabelledScores};
     let (_, config) = open(repo)?;
     let read = |p: Option<&Path>, default: &str| -> Result<Vec<(String, String, bool)>> {
@@ -22,10 +23,17 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
     };
     let rel = read(paths[0], relevance::RELEVANCE_PAIRS)?;
     let map = read(paths[1], relevance::MAP_PAIRS)?;
-    let vq = read(paths[2], relevance::VALUE_QUOTE_PAIRS)?;
+    let vq_text = match paths[2] {
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
+        None => value_check::VALUE_QUOTE_FRESH.to_string(),
+    };
+    let vq: Vec<ValuePair> = value_check::parse(&vq_text).map_err(anyhow::Error::msg)?;
     let embedder = load_embedder(&config).await?;
     let model = embedder.model_id();
-    let scores = tokio::task::spawn_blocking(move || -> Result<LabelledScores> {
+    type Scored = (LabelledScores, Vec<f32>, Vec<ValuePair>);
+    let (scores, similarity, vq) = tokio::task::spawn_blocking(move || -> Result<Scored> {
         let score = |pairs: &[(String, String, bool)], symbols: bool| -> Result<Vec<(f32, bool)>> {
             let input: Vec<(String, String)> = pairs
                 .iter()
@@ -41,29 +49,50 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
             let s = relevance::score_pairs(embedder.as_ref(), &input)?;
             Ok(s.into_iter().zip(pairs.iter().map(|p| p.2)).collect())
         };
-        // A value that contradicts its quote is rejected by the lexical rule
-        // before any threshold: scored 0 here, so the threshold is chosen on
-        // what the rule leaves.
-        let value_quote = score(&vq, false)?
-            .into_iter()
-            .zip(&vq)
-            .map(|((s, label), (v, q, _))| {
-                let s = if crate::rank::plan::contradiction(v, q).is_some() {
-                    0.0
-                } else {
-                    s
-                };
-                (s, label)
+        // Value/quote similarities of every pair. The threshold is chosen on
+        // the choosing half, where a pair the contradiction rule decides
+        // scores 0: the threshold is chosen on what the rule leaves.
+        let input: Vec<(String, String)> = vq
+            .iter()
+            .map(|p| (p.value.clone(), p.quote.clone()))
+            .collect();
+        let similarity = relevance::score_pairs(embedder.as_ref(), &input)?;
+        let value_quote = vq
+            .iter()
+            .zip(&similarity)
+            .filter(|(p, _)| !p.reporting())
+            .map(|(p, &s)| {
+                let lexical = crate::rank::plan::contradiction(&p.value, &p.quote).is_some();
+                (if lexical { 0.0 } else { s }, p.consistent)
             })
             .collect();
-        Ok(LabelledScores {
+        let scores = LabelledScores {
             relevance: score(&rel, true)?,
             map: score(&map, false)?,
             value_quote,
-        })
+        };
+        Ok((scores, similarity, vq))
     })
     .await??;
     let chosen = relevance::choose(&scores);
+    // The value/quote check of a set of thresholds, on each half.
+    let value_check = |t: &relevance::Thresholds| {
+        let doubted: Vec<bool> = vq
+            .iter()
+            .zip(&similarity)
+            .map(|(p, &s)| value_check::doubt(&p.value, &p.quote, Some(s), t).is_some())
+            .collect();
+        let half = |reporting: bool| {
+            let (pairs, doubted): (Vec<ValuePair>, Vec<bool>) = vq
+                .iter()
+                .zip(&doubted)
+                .filter(|(p, _)| p.reporting() == reporting)
+                .map(|(p, &d)| (p.clone(), d))
+                .unzip();
+            value_check::report(&pairs, &doubted)
+        };
+        serde_json::json!({"choosing": half(false), "reporting": half(true)})
+    };
     let rel_scores = &scores.relevance;
     let v = serde_json::json!({
         "model": model,
@@ -82,6 +111,15 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
             "unrelated": min_max(rel_scores.iter().filter(|s| !s.1).map(|s| s.0)),
             "consistent": min_max(scores.value_quote.iter().filter(|s| s.1).map(|s| s.0)),
             "inconsistent": min_max(scores.value_quote.iter().filter(|s| !s.1).map(|s| s.0)),
+        },
+        "value_check": {
+            "in_force": value_check::VALUE_CHECK,
+            "compiled": value_check(&CALIBRATED),
+            "chosen": value_check(&chosen),
+            "pairs": vq.iter().zip(&similarity).map(|(p, s)| serde_json::json!({
+                "value": p.value, "quote": p.quote, "kind": p.kind,
+                "language": p.language, "reporting": p.reporting(), "similarity": s,
+            })).collect::<Vec<_>>(),
         },
     });
     let mut out = std::io::stdout().lock();
@@ -113,6 +151,32 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
             out,
             "  grey   related {} unrelated {}",
             m["grey"][0], m["grey"][1]
+        )?;
+        let r = &v["value_check"][label]["reporting"];
+        for l in r["languages"].as_array().into_iter().flatten() {
+            let share = |k: &str| {
+                let s = &l[k];
+                format!(
+                    "{}/{} [{:.2}, {:.2}]",
+                    s["hits"],
+                    s["n"],
+                    s["wilson95"][0].as_f64().unwrap_or(0.0),
+                    s["wilson95"][1].as_f64().unwrap_or(0.0)
+                )
+            };
+            writeln!(
+                out,
+                "  value check, reporting half, {}: honest kept {}, contradictions caught {}, unrelated caught {}",
+                l["language"].as_str().unwrap_or(""),
+                share("honest_kept"),
+                share("contradictions_caught"),
+                share("unrelated_caught")
+            )?;
+        }
+        writeln!(
+            out,
+            "  value check supports {} (in force: {})",
+            r["supports"], v["value_check"]["in_force"]
         )?;
     }
     Ok(())

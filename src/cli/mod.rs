@@ -160,8 +160,8 @@ pub enum Command {
         /// tests/calibration/map_pairs.tsv as compiled in.
         #[arg(long)]
         map_pairs: Option<PathBuf>,
-        /// (slot value, quote, consistent 0/1) TSV; default:
-        /// tests/calibration/value_quote_pairs.tsv as compiled in.
+        /// (slot value, quote, consistent 0/1, language, kind, group) TSV;
+        /// default: tests/calibration/value_quote_fresh.tsv as compiled in.
         #[arg(long)]
         value_quote_pairs: Option<PathBuf>,
         /// Repository whose config names the model (default: current directory).

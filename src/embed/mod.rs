@@ -5,6 +5,8 @@
 pub mod endpoint;
 pub mod onnx;
 #[cfg(unix)]
+mod passages;
+#[cfg(unix)]
 pub mod service;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -102,6 +104,22 @@ pub trait Embedder: Send + Sync {
             .pop()
             .ok_or_else(|| EmbedError::Inference("no vector returned".into()))
     }
+
+    /// How long passage requests since the last call waited for other
+    /// clients of a shared embedding service (zero for an embedder of this
+    /// process alone), and resets it.
+    fn take_wait(&self) -> EmbedWait {
+        EmbedWait::default()
+    }
+}
+
+/// Time passage requests spent queued behind other clients' texts in the
+/// shared embedding service (`service`), and the most texts of other
+/// requests queued when one of them arrived.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EmbedWait {
+    pub waited: std::time::Duration,
+    pub texts_ahead: usize,
 }
 
 /// Where the ONNX Runtime library was found, and its version when the file

@@ -19,10 +19,12 @@
 //!   or `{"error":"…"}`.
 //! - **Priority**: queries run at once on their connection's thread;
 //!   passages on one worker thread at `embedding_nice`, in slices of
-//!   [`SLICE`] texts, so a query waits for one slice at most while another
-//!   repository indexes. A passage request whose client disconnected stops
-//!   at the next slice (a server that exits mid-sync leaves no work behind
-//!   for the next one to wait on).
+//!   [`super::passages::SLICE`] texts from the request with the fewest texts left
+//!   ([`super::passages`]), so a query waits for one slice at most, and a
+//!   small sync for one slice of another repository's bulk index. A
+//!   passage request whose client disconnected stops at the next slice. A
+//!   passage reply says how long it waited for other clients
+//!   ([`EmbedWait`]).
 //! - **Lifetime**: the service exits [`idle`] seconds after its last client
 //!   disconnected. A client whose service died restarts it once per request
 //!   (and falls back to its own model if that fails: `embed::load`), so a
@@ -32,12 +34,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{EmbedError, Embedder, LocalEmbedder};
+use super::passages::PassageQueue;
+use super::{EmbedError, EmbedWait, Embedder, LocalEmbedder};
 use crate::config::Config;
 
 /// Version of the line protocol (part of the socket's name).
@@ -46,8 +49,6 @@ const PROTOCOL: u32 = 1;
 /// the model takes seconds (it was downloaded by the client before, see
 /// `embed::load`); past this the client kills it and loads its own.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
-/// Passage texts embedded between two looks at waiting queries.
-pub const SLICE: usize = 16;
 
 /// Seconds the service stays up without clients (`CODE_INTEL_EMBED_SERVICE_IDLE`,
 /// default 30: long enough for `code-intel index` followed by `serve`).
@@ -146,6 +147,16 @@ struct Response {
     vectors: Vec<Vec<f32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// A passage request's time in the queue behind other clients' texts,
+    /// milliseconds, and how many of their texts were queued when it came.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    waited_ms: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    ahead: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One connection to the service.
@@ -192,6 +203,8 @@ pub struct ServiceEmbedder {
     conns: [Mutex<Option<Conn>>; 2],
     model_id: String,
     dim: usize,
+    /// Waits of passage requests since [`Embedder::take_wait`] last read it.
+    wait: Mutex<EmbedWait>,
 }
 
 impl ServiceEmbedder {
@@ -211,6 +224,7 @@ impl ServiceEmbedder {
             conns: [Mutex::new(Some(conn)), Mutex::new(None)],
             model_id: hello.model_id,
             dim: hello.dim,
+            wait: Mutex::default(),
         })
     }
 
@@ -238,7 +252,12 @@ impl ServiceEmbedder {
             let Some(conn) = guard.as_mut() else { continue };
             match conn.call(&req) {
                 Ok(Response { error: Some(e), .. }) => return Err(EmbedError::Inference(e)),
-                Ok(r) if r.vectors.len() == texts.len() => return Ok(r.vectors),
+                Ok(r) if r.vectors.len() == texts.len() => {
+                    let mut wait = self.wait.lock().unwrap_or_else(|e| e.into_inner());
+                    wait.waited += Duration::from_millis(r.waited_ms);
+                    wait.texts_ahead = wait.texts_ahead.max(r.ahead as usize);
+                    return Ok(r.vectors);
+                }
                 Ok(r) => {
                     return Err(EmbedError::Inference(format!(
                         "embedding service returned {} vectors for {} texts",
@@ -271,6 +290,10 @@ impl Embedder for ServiceEmbedder {
 
     fn embed_queries(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         self.request(Kind::Query, texts)
+    }
+
+    fn take_wait(&self) -> EmbedWait {
+        std::mem::take(&mut *self.wait.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -369,16 +392,15 @@ pub fn serve(socket: &Path, config: &Config) -> anyhow::Result<()> {
     let since = Arc::new(Mutex::new(Instant::now()));
     let waiting_queries = Arc::new(AtomicUsize::new(0));
     // Passages: one worker at the configured niceness.
-    let (passages, jobs) = mpsc::channel::<Job>();
+    let passages = Arc::new(PassageQueue::default());
     {
         let embedder = Arc::clone(&embedder);
         let waiting = Arc::clone(&waiting_queries);
+        let passages = Arc::clone(&passages);
         let nice = config.embedding_nice;
         std::thread::spawn(move || {
             super::lower_thread_priority(nice);
-            for (texts, reply, left) in jobs {
-                let _ = reply.send(embed_passages_yielding(&*embedder, &texts, &waiting, &left));
-            }
+            passages.run(&*embedder, &waiting)
         });
     }
     {
@@ -405,7 +427,7 @@ pub fn serve(socket: &Path, config: &Config) -> anyhow::Result<()> {
             Arc::clone(&since),
             Arc::clone(&embedder),
             Arc::clone(&waiting_queries),
-            passages.clone(),
+            Arc::clone(&passages),
             hello.clone(),
         );
         std::thread::spawn(move || {
@@ -416,10 +438,6 @@ pub fn serve(socket: &Path, config: &Config) -> anyhow::Result<()> {
     }
     Ok(())
 }
-
-/// A passage request for the worker: the texts, where to reply, and a flag
-/// set when the client that asked has disconnected.
-type Job = (Vec<String>, mpsc::Sender<Response>, Arc<AtomicBool>);
 
 /// Whether the client on `reader` has disconnected, checked without
 /// blocking and without consuming anything it sent (the bytes stay in the
@@ -442,7 +460,7 @@ fn serve_client(
     hello: &str,
     embedder: &LocalEmbedder,
     waiting: &AtomicUsize,
-    passages: &mpsc::Sender<Job>,
+    passages: &PassageQueue,
 ) -> std::io::Result<()> {
     let mut writer = stream.try_clone()?;
     writer.write_all(format!("{hello}\n").as_bytes())?;
@@ -471,19 +489,26 @@ fn serve_client(
                 kind: Kind::Passage,
                 texts,
             }) => {
-                let (tx, rx) = mpsc::channel();
                 let left = Arc::new(AtomicBool::new(false));
-                let _ = passages.send((texts, tx, Arc::clone(&left)));
+                let rx = passages.submit(texts, Arc::clone(&left));
                 loop {
                     match rx.recv_timeout(Duration::from_millis(250)) {
-                        Ok(r) => break r,
-                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                        Ok(Ok(done)) => {
+                            break Response {
+                                vectors: done.vectors,
+                                waited_ms: done.waited.as_millis() as u64,
+                                ahead: done.ahead as u64,
+                                ..Response::default()
+                            };
+                        }
+                        Ok(Err(e)) => break response(Err(e)),
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                             if client_left(&mut reader) {
                                 left.store(true, Ordering::SeqCst);
                                 return Ok(());
                             }
                         }
-                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                             break Response {
                                 error: Some("the passage worker stopped".into()),
                                 ..Response::default()
@@ -503,7 +528,7 @@ fn response(r: Result<Vec<Vec<f32>>, EmbedError>) -> Response {
     match r {
         Ok(vectors) => Response {
             vectors,
-            error: None,
+            ..Response::default()
         },
         Err(e) => Response {
             error: Some(e.to_string()),
@@ -512,62 +537,9 @@ fn response(r: Result<Vec<Vec<f32>>, EmbedError>) -> Response {
     }
 }
 
-/// Passages in slices of [`SLICE`] (shortest first, as one batch would be
-/// sorted, so slicing adds no padding), letting waiting queries take the
-/// model between slices; vectors in the order of `texts`. Stops before the
-/// next slice once `left` is set (its client disconnected), with an error
-/// nobody reads.
-fn embed_passages_yielding(
-    embedder: &dyn Embedder,
-    texts: &[String],
-    waiting: &AtomicUsize,
-    left: &AtomicBool,
-) -> Response {
-    let mut order: Vec<usize> = (0..texts.len()).collect();
-    order.sort_by_key(|&i| texts[i].len());
-    let mut out = vec![Vec::new(); texts.len()];
-    for slice in order.chunks(SLICE) {
-        while waiting.load(Ordering::SeqCst) > 0 {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        if left.load(Ordering::SeqCst) {
-            return response(Err(EmbedError::Inference(
-                "the client left before its passages were embedded".into(),
-            )));
-        }
-        let part: Vec<String> = slice.iter().map(|&i| texts[i].clone()).collect();
-        match embedder.embed_passages(&part) {
-            Ok(v) => {
-                for (v, &i) in v.into_iter().zip(slice) {
-                    out[i] = v;
-                }
-            }
-            Err(e) => return response(Err(e)),
-        }
-    }
-    response(Ok(out))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::embed::testing::HashedWords;
-
-    /// A request whose client left is not embedded; one whose client stays
-    /// gets every vector, in the order of its texts.
-    #[test]
-    fn passages_stop_when_their_client_left() {
-        let texts: Vec<String> = (0..40).map(|i| format!("text number {i}")).collect();
-        let waiting = AtomicUsize::new(0);
-        let stays =
-            embed_passages_yielding(&HashedWords, &texts, &waiting, &AtomicBool::new(false));
-        assert!(stays.error.is_none());
-        assert_eq!(stays.vectors.len(), 40);
-        assert_eq!(stays.vectors[7], HashedWords::vector(&texts[7]));
-        let left = embed_passages_yielding(&HashedWords, &texts, &waiting, &AtomicBool::new(true));
-        assert!(left.vectors.is_empty());
-        assert!(left.error.unwrap().contains("client left"));
-    }
 
     /// `client_left` tells a closed peer from an open, silent one, and
     /// leaves what the peer sent to be read.

@@ -138,8 +138,18 @@ pub struct SyncReport {
     /// Why the history could not be read (the sync carries on without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history_error: Option<String>,
+    /// Seconds this sync's passages waited in the shared embedding service
+    /// behind other clients' texts (another repository indexing), and the
+    /// most such texts queued when one of its requests arrived.
+    pub embedding_wait_seconds: f64,
+    pub embedding_wait_texts: usize,
     pub seconds: f64,
 }
+
+/// Waits for the shared embedding service shorter than this are not worth
+/// a line in the reply (one slice of another client's texts takes about a
+/// second on a 2-core machine: docs/measurements.md).
+pub const REPORTED_WAIT_SECONDS: f64 = 1.0;
 
 impl std::fmt::Display for SyncReport {
     /// One human line: `12 added, 1 modified, … in 0.41 s`.
@@ -172,6 +182,13 @@ impl std::fmt::Display for SyncReport {
         }
         if let Some(e) = &self.history_error {
             write!(f, "\nwarning: {e}; co-change statistics not updated")?;
+        }
+        if self.embedding_wait_seconds >= REPORTED_WAIT_SECONDS {
+            write!(
+                f,
+                "\nnote: waited {:.1} s for the shared embedding service, busy with {} texts of another index or sync",
+                self.embedding_wait_seconds, self.embedding_wait_texts
+            )?;
         }
         Ok(())
     }
@@ -504,6 +521,24 @@ mod tests {
             .await
             .unwrap();
         (repo, store)
+    }
+
+    /// A sync that waited a second or more for the shared embedding service
+    /// says so and why; a shorter wait is not worth a line.
+    #[test]
+    fn a_wait_for_the_shared_service_is_reported() {
+        let mut report = SyncReport {
+            embedding_wait_seconds: 12.34,
+            embedding_wait_texts: 4096,
+            ..SyncReport::default()
+        };
+        let text = report.to_string();
+        assert!(
+            text.contains("waited 12.3 s for the shared embedding service, busy with 4096 texts"),
+            "{text}"
+        );
+        report.embedding_wait_seconds = 0.4;
+        assert!(!report.to_string().contains("waited"));
     }
 
     /// One sync with the default config and the deterministic embedder.

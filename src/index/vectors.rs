@@ -148,6 +148,9 @@ pub(super) async fn vectors_for(
         let new = crate::embed::run_niced(nice, move || emb.embed_passages(&texts))
             .await
             .map_err(|e| IndexError::Embed(EmbedError::Inference(e)))??;
+        let wait = embedder.take_wait();
+        report.embedding_wait_seconds += wait.waited.as_secs_f64();
+        report.embedding_wait_texts = report.embedding_wait_texts.max(wait.texts_ahead);
         for ((h, _), v) in missing.into_iter().zip(new) {
             vectors.insert(h, v);
         }

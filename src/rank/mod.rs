@@ -28,6 +28,7 @@ pub mod plan;
 mod proptests;
 pub mod quoted;
 mod semantic;
+pub mod value_check;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};

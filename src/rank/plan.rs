@@ -631,30 +631,6 @@ pub fn contradiction(value: &str, quote: &str) -> Option<(String, String)> {
     None
 }
 
-/// Slots whose value contradicts its quote ([`contradiction`]) leave the
-/// frame, each with a rejection naming the two words. Lexical: runs with or
-/// without the model.
-pub fn check_contradictions(
-    frame: &mut crate::session::QueryFrame,
-) -> Vec<crate::session::SlotRejection> {
-    let contradicted: Vec<(crate::session::SlotName, String, String)> = frame
-        .iter()
-        .filter_map(|(name, s)| contradiction(&s.value, &s.quote).map(|(v, q)| (*name, v, q)))
-        .collect();
-    contradicted
-        .into_iter()
-        .map(|(slot, v, q)| {
-            frame.remove(&slot);
-            crate::session::SlotRejection {
-                slot,
-                reason: format!(
-                    "the value says `{v}` where its quote says `{q}`: write the value as a translation or paraphrase of the quote, not its opposite"
-                ),
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -832,26 +808,5 @@ mod tests {
         ] {
             assert_eq!(contradiction(v, q), None, "{v} / {q}");
         }
-        let mut frame = crate::session::QueryFrame::new();
-        let slot = |v: &str, q: &str| crate::session::Slot {
-            value: v.into(),
-            quote: q.into(),
-        };
-        frame.insert(
-            crate::session::SlotName::DesiredAction,
-            slot("make it optional", "必須にして"),
-        );
-        frame.insert(
-            crate::session::SlotName::TargetFeature,
-            slot("product title", "タイトル"),
-        );
-        let rejected = check_contradictions(&mut frame);
-        assert_eq!(rejected.len(), 1);
-        assert!(
-            rejected[0].reason.contains("`optional`"),
-            "{}",
-            rejected[0].reason
-        );
-        assert_eq!(frame.len(), 1);
     }
 }

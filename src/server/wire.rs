@@ -23,7 +23,7 @@ use crate::relevance::Thresholds;
 use crate::search::symbols::Definition;
 use crate::session::{
     Assessment, CallArgs, HypothesisState, Intent, LineSpan, Phase, QueryFrame, RelevanceCheck,
-    Requirement, Requirements, Risk, Session, SessionOutcome, Slot, SlotName, SlotRejection, Tool,
+    Requirement, Requirements, Risk, Session, SessionOutcome, Slot, SlotName, SlotNote, Tool,
     ToolClass,
 };
 use crate::store::ForestHit;
@@ -402,7 +402,11 @@ pub struct FrameSet {
     /// into those accepted before (a slot left out of the call is kept).
     pub frame: QueryFrame,
     /// Slots not accepted, with why.
-    pub rejected: Vec<SlotRejection>,
+    pub rejected: Vec<SlotNote>,
+    /// Slots accepted whose value may not say what its quote says (the
+    /// value/quote check warns rather than rejects: docs/sessions.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<SlotNote>,
     pub requirements: Requirements,
 }
 

@@ -3,7 +3,7 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::model::{QueryFrame, Slot, SlotName, SlotRejection};
+use super::model::{QueryFrame, Slot, SlotName, SlotNote};
 
 /// NFKC, then runs of white space folded to one space and trimmed: the form
 /// in which quotes are compared with the request (full-width and half-width
@@ -15,7 +15,7 @@ pub fn normalize(text: &str) -> String {
 
 /// Keeps the slots whose quote occurs in the request (after [`normalize`]);
 /// the others are rejected as hallucinated. Empty values are dropped.
-pub fn verify_frame(query: &str, slots: &[(SlotName, Slot)]) -> (QueryFrame, Vec<SlotRejection>) {
+pub fn verify_frame(query: &str, slots: &[(SlotName, Slot)]) -> (QueryFrame, Vec<SlotNote>) {
     let q = normalize(query);
     let mut frame = QueryFrame::new();
     let mut rejected = Vec::new();
@@ -25,7 +25,7 @@ pub fn verify_frame(query: &str, slots: &[(SlotName, Slot)]) -> (QueryFrame, Vec
             continue;
         }
         if quote.is_empty() || !q.contains(&quote) {
-            rejected.push(SlotRejection {
+            rejected.push(SlotNote {
                 slot: *name,
                 reason: format!(
                     "quote {:?} is not in the request; quote the user's own words verbatim or leave the slot empty",

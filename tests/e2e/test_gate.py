@@ -169,33 +169,39 @@ async def test_replies_and_tool_list_fit_a_context_window(tmp_path):
         assert all(t.output_schema is None for t in tools)
 
         await c.wait_model()
-        # A value unrelated to its quote is rejected (an agent run's example);
-        # a plain translation passes.
+        # A value unrelated to its quote is accepted with a warning (the
+        # value check warns: rank::value_check); a quote that is not in
+        # the request is rejected; a plain translation passes.
         query = "Send an alert when a product runs low on stock, please fix"
         s = await c.call("start_session", intent="IMPLEMENT", query=query, slots={
             "target_feature": {"value": "customer birthday calendar export", "quote": "a product runs low on stock"},
+            "trigger_condition": {"value": "on checkout", "quote": "when a customer checks out"},
             "desired_action": {"value": "send an alert", "quote": "Send an alert"}})
-        assert [r["slot"] for r in s["rejected"]] == ["target_feature"], s
-        assert s["accepted"] == ["desired_action"]
-        # The frame accumulates: re-sending the rejected slot alone keeps the
-        # accepted one; null clears a slot.
+        assert [w["slot"] for w in s["warnings"]] == ["target_feature"], s
+        assert [r["slot"] for r in s["rejected"]] == ["trigger_condition"], s
+        assert s["accepted"] == ["target_feature", "desired_action"]
+        # The frame accumulates: re-sending a slot alone keeps the accepted
+        # one; null clears a slot.
         f = await c.call("set_query_frame", session_id=s["session_id"], slots={
             "target_feature": {"value": "products running low on stock", "quote": "a product runs low on stock"}})
         assert f["accepted"] == ["target_feature", "desired_action"], f
+        assert "warnings" not in f and "with a doubt" not in json.dumps(f), f
         assert f["frame"]["desired_action"]["value"] == "send an alert"
         assert "trigger_condition" in f["missing_slots"] and "desired_action" not in f["missing_slots"]
         f = await c.call("set_query_frame", session_id=s["session_id"], slots={"desired_action": None})
         assert f["accepted"] == ["target_feature"] and list(f["frame"]) == ["target_feature"], f
-        # The opposite of the quote is rejected however close the embeddings;
-        # an honest paraphrase of a Japanese request passes.
-        s = await c.call("start_session", intent="MODIFY", query="商品のタイトルを必須項目にして", slots={
+        # The opposite of the quote is flagged however close the embeddings,
+        # in the text too; an honest paraphrase of a Japanese request passes.
+        r = await c.session.call_tool("start_session", {"intent": "MODIFY", "query": "商品のタイトルを必須項目にして", "slots": {
             "target_feature": {"value": "the product title", "quote": "商品のタイトル"},
-            "desired_action": {"value": "make it optional", "quote": "必須項目にして"}})
-        assert [r["slot"] for r in s["rejected"]] == ["desired_action"], s
-        assert "`optional`" in s["rejected"][0]["reason"], s
+            "desired_action": {"value": "make it optional", "quote": "必須項目にして"}}})
+        s = r.structured_content
+        assert [w["slot"] for w in s["warnings"]] == ["desired_action"], s
+        assert "`optional`" in s["warnings"][0]["reason"], s
+        assert "accepted desired_action with a doubt" in r.content[0].text, r.content[0].text
         f = await c.call("set_query_frame", session_id=s["session_id"], slots={
             "desired_action": {"value": "make the title a required field", "quote": "必須項目にして"}})
-        assert f["accepted"] == ["target_feature", "desired_action"], f
+        assert f["accepted"] == ["target_feature", "desired_action"] and "warnings" not in f, f
 
         await c.call("sync_index")
         r = await c.session.call_tool("query", {"query": "商品のフォームに在庫数フィールドを追加"})

@@ -120,10 +120,10 @@ impl CodeIntel {
         };
         let s = match p.slots {
             Some(slots) => {
-                let (s, rejected, consistency) = self.apply_frame(&s.id, slots).await?;
+                let (s, notes) = self.apply_frame(&s.id, slots).await?;
                 text.push('\n');
-                text.push_str(&frame_text(&s, &rejected, &consistency));
-                out.frame = Some(frame_set(&s, rejected));
+                text.push_str(&frame_text(&s, &notes));
+                out.frame = Some(frame_set(&s, notes));
                 s
             }
             None => {
@@ -141,7 +141,7 @@ impl CodeIntel {
         Reply::new(out, text).into_result()
     }
 
-    /// Sets the query frame: a slot is rejected unless its quote is verbatim in the request and its value means what the quote says. Returns missing slots, risk, requirements, guidance.
+    /// Sets the query frame: a slot is rejected unless its quote is verbatim in the request; a value that may not say what its quote says is flagged. Returns missing slots, risk, requirements, guidance.
     #[tool(annotations(
         title = "Set query frame",
         read_only_hint = false,
@@ -152,10 +152,11 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SetQueryFrameParams>,
     ) -> Result<CallToolResult, ToolError> {
-        let (s, rejected, consistency) = self.apply_frame(&p.session.session_id, p.slots).await?;
-        let text = frame_text(&s, &rejected, &consistency);
+        let (s, notes) = self.apply_frame(&p.session.session_id, p.slots).await?;
+        let text = frame_text(&s, &notes);
+        let consistency = notes.consistency.clone();
         let out = FrameReply {
-            frame: frame_set(&s, rejected),
+            frame: frame_set(&s, notes),
             consistency,
             missing_slots: session::missing_slots(&s.frame),
             risk_level: s.risk,

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::wire::{FrameSet, SessionView};
 use super::{CodeIntel, NoFacts, Reply, Shared, ToolError, blocking};
+use crate::rank::value_check;
 use crate::relevance::{self, CALIBRATED};
 use crate::search::symbols::{Definition, qualifier_matches, split_qualified};
 use crate::session::{
@@ -354,11 +355,8 @@ impl Shared {
 
 /// The reply text after a frame was set: what was accepted and rejected
 /// (with why), the risk, what READY needs and what to do next.
-fn frame_text(
-    s: &Session,
-    rejected: &[session::SlotRejection],
-    consistency: &BTreeMap<SlotName, f32>,
-) -> String {
+fn frame_text(s: &Session, notes: &FrameNotes) -> String {
+    let rejected = &notes.rejected;
     let names = |slots: Vec<SlotName>| {
         slots
             .iter()
@@ -374,13 +372,19 @@ fn frame_text(
         s.risk,
         needs_text(&s.requirements),
     );
-    if consistency.is_empty() {
-        t.push_str("; value/quote consistency not checked (model not loaded)");
+    if notes.consistency.is_empty() {
+        t.push_str("; value/quote similarity not checked (model not loaded)");
     }
     for r in rejected {
         t.push_str(&format!(
             "\n- rejected {}: {} (slots are not among READY's requirements: quote closer or leave it out)",
             r.slot, r.reason
+        ));
+    }
+    for w in &notes.warnings {
+        t.push_str(&format!(
+            "\n- accepted {} with a doubt: {} (set it again if it misreads the request)",
+            w.slot, w.reason
         ));
     }
     // A slot just rejected is explained above; the others are missing from
@@ -400,20 +404,30 @@ fn frame_text(
 }
 
 /// The frame as set, for replies.
-fn frame_set(s: &Session, rejected: Vec<session::SlotRejection>) -> FrameSet {
+fn frame_set(s: &Session, notes: FrameNotes) -> FrameSet {
     FrameSet {
         accepted: s.frame.keys().copied().collect(),
         frame: s.frame.clone(),
-        rejected,
+        rejected: notes.rejected,
+        warnings: notes.warnings,
         requirements: s.requirements.clone(),
     }
 }
 
+/// What `set_query_frame` says of the slots it was given.
+pub(super) struct FrameNotes {
+    /// Slots not accepted, with why.
+    pub rejected: Vec<session::SlotNote>,
+    /// Slots accepted whose value the value/quote check doubts.
+    pub warnings: Vec<session::SlotNote>,
+    /// Value/quote similarity per checked slot (empty without the model).
+    pub consistency: BTreeMap<SlotName, f32>,
+}
+
 impl CodeIntel {
     /// Verifies `slots` against the session's request (quotes verbatim, values
-    /// consistent with their quotes when the model is loaded) and applies the
-    /// frame. Returns the session, the rejections and the consistency scores
-    /// (empty when the model is not loaded).
+    /// consistent with their quotes: `rank::value_check`) and applies the
+    /// frame. Returns the session and what was said of the slots.
     ///
     /// # Errors
     /// Unknown session; an unreadable session file.
@@ -421,14 +435,7 @@ impl CodeIntel {
         &self,
         id: &str,
         slots: SlotsInput,
-    ) -> Result<
-        (
-            Session,
-            Vec<session::SlotRejection>,
-            BTreeMap<SlotName, f32>,
-        ),
-        ToolError,
-    > {
+    ) -> Result<(Session, FrameNotes), ToolError> {
         let mut set: Vec<(SlotName, Slot)> = Vec::new();
         let mut cleared: Vec<SlotName> = Vec::new();
         for (name, slot) in [
@@ -446,10 +453,10 @@ impl CodeIntel {
         let slots = set;
         let query = self.shared.sessions.get(id)?.query;
         let (mut frame, mut rejected) = session::verify_frame(&query, &slots);
-        rejected.extend(crate::rank::plan::check_contradictions(&mut frame));
-        // Value/quote consistency: a value that means something else than its
-        // quote (below the calibrated threshold) is rejected too. Needs the
-        // model; without it the check is skipped and said so.
+        // Value/quote consistency (rank::value_check): the contradiction
+        // rule, and with the model the calibrated similarity; a doubted slot
+        // is rejected or kept with a warning as the check's measurement
+        // supports. Without the model the similarity is skipped and said so.
         let mut consistency = BTreeMap::new();
         if let Ok(embedder) = self.shared.embedder() {
             let names: Vec<SlotName> = frame.keys().copied().collect();
@@ -461,16 +468,25 @@ impl CodeIntel {
                 blocking(move || relevance::score_pairs(embedder.as_ref(), &pairs)).await?
             {
                 consistency = names.into_iter().zip(scores).collect();
-                rejected.extend(relevance::check_values(
-                    &CALIBRATED,
-                    &mut frame,
-                    &consistency,
-                ));
             }
         }
+        let (doubt_rejected, warnings) = value_check::check(
+            value_check::VALUE_CHECK,
+            &CALIBRATED,
+            &mut frame,
+            &consistency,
+        );
+        rejected.extend(doubt_rejected);
         let (_, s) = self
             .shared
             .transition(id, Event::FrameSet { frame, cleared }, &NoFacts)?;
-        Ok((s, rejected, consistency))
+        Ok((
+            s,
+            FrameNotes {
+                rejected,
+                warnings,
+                consistency,
+            },
+        ))
     }
 }

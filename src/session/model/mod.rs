@@ -105,9 +105,9 @@ pub struct Slot {
 /// The verified slots of a request.
 pub type QueryFrame = BTreeMap<SlotName, Slot>;
 
-/// Why a slot was not accepted.
+/// Why a slot was not accepted, or is accepted with a doubt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct SlotRejection {
+pub struct SlotNote {
     pub slot: SlotName,
     pub reason: String,
 }
