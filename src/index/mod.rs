@@ -28,7 +28,7 @@ mod vocabulary;
 mod walk;
 
 use fulltext::*;
-pub use graph::{CodeGraph, GraphCache, action_requests, related_files, seeds};
+pub use graph::{CodeGraph, GraphCache, action_requests, component_uses, related_files, seeds};
 pub use state::*;
 use vectors::*;
 use vocabulary::*;

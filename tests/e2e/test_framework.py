@@ -372,6 +372,22 @@ class Comment
 {
 }
 """,
+    "resources/views/home.blade.php": """<div>
+    <livewire:notifications />
+    @livewire('notifications')
+    <x-user-card :user="$user" />
+</div>
+""",
+    "app/View/Components/UserCard.php": """<?php
+
+namespace App\\View\\Components;
+
+use Illuminate\\View\\Component;
+
+class UserCard extends Component
+{
+}
+""",
 }
 
 
@@ -396,3 +412,13 @@ async def test_find_references_follows_aliases_livewire_views_and_receiver_names
         assert r["unresolved"] == 2, r
         r = await c.call("find_references", symbol="ProfileController::update")
         assert ("app/Http/Controllers/CommentController.php", 12) not in {(x["file"], x["line"]) for x in r["references"]}, r
+        # A component class is used where a view embeds it by its tag, which
+        # never spells the class's name (the code graph's edges, after a
+        # sync: the first line of each view that embeds it).
+        await c.wait_model()
+        await c.call("sync_index")
+        r = await c.call("find_references", symbol="App\\Livewire\\Notifications")
+        home = "resources/views/home.blade.php"
+        assert at(r) == [(home, 2, "livewire")], r
+        r = await c.call("find_references", symbol="UserCard")
+        assert at(r) == [(home, 4, "component")], r

@@ -40,7 +40,7 @@ pub struct Reference {
     /// 1-based column in chars.
     pub column: usize,
     pub content: String,
-    /// `call`, `class`, `type`, `implementation` (from the tags query), `route` (a PHP route line whose action runs the method without spelling it: `Route::resource`, an invokable controller), `request` (an HTTP request to its route), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
+    /// `call`, `class`, `type`, `implementation` (from the tags query), `route` (a PHP route line whose action runs the method without spelling it: `Route::resource`, an invokable controller), `request` (an HTTP request to its route), `livewire` / `component` (a Blade view embeds the class: `<livewire:feed />`, `@livewire('feed')`, `<x-user-card />`), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
     pub kind: String,
     pub enclosing: Option<Enclosing>,
     /// How the use was tied to the symbol: `qualified` (`Class::name`,
@@ -58,8 +58,9 @@ pub struct Reference {
     /// `wire:click="name(…)"`, `$wire.name`), `imported` (a member call `->name(` /
     /// `.name(` whose receiver's class is not known, in a file that imports
     /// the class or shares its namespace; probable), `request` (a script or
-    /// view requests its route), or `name` (the bare name only: no class
-    /// was given).
+    /// view requests its route), `livewire` / `component` (a view embeds
+    /// the component class by its tag), or `name` (the bare name only: no
+    /// class was given).
     pub resolution: String,
 }
 
@@ -74,23 +75,26 @@ pub struct ReferenceList {
     pub unresolved: usize,
 }
 
-/// Adds `requests` (repo-relative file and 1-based line of each request
-/// that reaches a controller action over HTTP, as the code graph resolves
-/// them: `graph::Graph::requests_of`) to `list` as `request` references,
-/// unless one is listed at that line already or lies outside `scope`'s
-/// path, while `list` holds fewer than `max`; `total` counts every one
-/// added. The line's text is read from the file; a file that cannot be
-/// read is skipped.
-pub fn add_requests(
+/// Adds `uses` (repo-relative file and 1-based line of each, as the code
+/// graph resolves them: the requests that reach a controller action over
+/// HTTP, `graph::Graph::requests_of`, with `kind` `request`; the views
+/// that embed a Livewire or Blade component, `index::component_uses`, with
+/// `livewire` or `component`) to `list` as references of that kind and
+/// resolution, unless one is listed at that line already or lies outside
+/// `scope`'s path, while `list` holds fewer than `max`; `total` counts
+/// every one added. The line's text is read from the file; a file that
+/// cannot be read is skipped.
+pub fn add_uses(
     repo: &Repo,
     list: &mut ReferenceList,
-    requests: &[(String, u64)],
+    uses: &[(String, u64)],
+    kind: &str,
     scope: &Within,
     max: usize,
 ) {
     let under = scope.path.trim_start_matches("./").trim_end_matches('/');
     let under = if under == "." { "" } else { under };
-    for (file, line) in requests {
+    for (file, line) in uses {
         let inside = under.is_empty()
             || file == under
             || file.strip_prefix(under).is_some_and(|r| r.starts_with('/'));
@@ -123,9 +127,9 @@ pub fn add_requests(
             line: *line,
             column,
             content,
-            kind: "request".to_string(),
+            kind: kind.to_string(),
             enclosing: None,
-            resolution: "request".to_string(),
+            resolution: kind.to_string(),
         });
     }
 }

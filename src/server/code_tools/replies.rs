@@ -294,6 +294,7 @@ impl CodeIntel {
             path: p.path.clone().unwrap_or_default(),
             language: p.language.clone(),
         };
+        let symbol = p.symbol.clone();
         let mut list = blocking(move || {
             let mut list = references::find(
                 &shared.repo,
@@ -312,7 +313,42 @@ impl CodeIntel {
                 let graph = shared.graph.get(&shared.repo);
                 let requests =
                     crate::index::action_requests(&graph, class, namespace.as_deref(), &name);
-                references::add_requests(&shared.repo, &mut list, &requests, &scope, p.max_results);
+                references::add_uses(
+                    &shared.repo,
+                    &mut list,
+                    &requests,
+                    "request",
+                    &scope,
+                    p.max_results,
+                );
+            }
+            // A component class is used by the views that embed it by its
+            // tag (`<livewire:feed />`, `<x-user-card />`), which the name
+            // search cannot see.
+            if class.is_none()
+                && scope.language.is_none()
+                && name.starts_with(|c: char| c.is_uppercase())
+            {
+                let graph = shared.graph.get(&shared.repo);
+                // The argument's qualifier is the class's namespace here.
+                let (qualifier, _) = crate::search::symbols::split_qualified(&symbol);
+                let found = crate::index::component_uses(&graph, &name, qualifier.as_deref());
+                for kind in ["livewire", "component"] {
+                    let uses: Vec<(String, u64)> = found
+                        .iter()
+                        .into_iter()
+                        .filter(|u| u.2 == kind)
+                        .map(|(f, l, _)| (f.clone(), *l))
+                        .collect();
+                    references::add_uses(
+                        &shared.repo,
+                        &mut list,
+                        &uses,
+                        kind,
+                        &scope,
+                        p.max_results,
+                    );
+                }
             }
             Ok::<_, crate::search::text::TextSearchError>(list)
         })
