@@ -336,7 +336,6 @@ impl CodeIntel {
                 for kind in ["livewire", "component"] {
                     let uses: Vec<(String, u64)> = found
                         .iter()
-                        .into_iter()
                         .filter(|u| u.2 == kind)
                         .map(|(f, l, _)| (f.clone(), *l))
                         .collect();
