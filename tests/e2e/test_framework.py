@@ -412,6 +412,13 @@ async def test_find_references_follows_aliases_livewire_views_and_receiver_names
         assert r["unresolved"] == 2, r
         r = await c.call("find_references", symbol="ProfileController::update")
         assert ("app/Http/Controllers/CommentController.php", 12) not in {(x["file"], x["line"]) for x in r["references"]}, r
+        # No use resolves, but bare-name matches did not resolve either: the
+        # answer is uncertain, says so, and shows the lines to look at.
+        r = await c.session.call_tool("find_references", {"symbol": "ShowFeedController::update"})
+        body = r.structured_content
+        assert body["total"] == 0 and body["unresolved"] >= 1, body
+        assert ("app/Http/Controllers/CommentController.php", 12) in {(x["file"], x["line"]) for x in body["uncertain"]}, body
+        assert "uncertain" in r.content[0].text and "CommentController.php:12" in r.content[0].text, r.content[0].text
         # A component class is used where a view embeds it by its tag, which
         # never spells the class's name (the code graph's edges, after a
         # sync: the first line of each view that embeds it).

@@ -73,7 +73,16 @@ pub struct ReferenceList {
     pub truncated: bool,
     /// Bare-name matches that did not resolve to the given class (left out).
     pub unresolved: usize,
+    /// When no use resolved but some bare-name matches did not
+    /// (`unresolved` > 0), the first [`UNCERTAIN_SHOWN`] of them (resolution
+    /// `unresolved`): "no uses" is then uncertain, and these are the lines
+    /// to look at.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncertain: Vec<Reference>,
 }
+
+/// Unresolved bare-name matches listed when no use resolved.
+pub const UNCERTAIN_SHOWN: usize = 10;
 
 /// Adds `uses` (repo-relative file and 1-based line of each, as the code
 /// graph resolves them: the requests that reach a controller action over
@@ -257,6 +266,7 @@ pub fn find(
     };
     let mut refs = Vec::new();
     let mut unresolved = 0;
+    let mut uncertain = Vec::new();
     for m in hits.matches {
         let view = views.get(&m.file);
         let line = m.line as usize;
@@ -295,6 +305,17 @@ pub fn find(
                     Some(r) => r,
                     None => {
                         unresolved += 1;
+                        if uncertain.len() < UNCERTAIN_SHOWN {
+                            uncertain.push(Reference {
+                                file: m.file,
+                                line: m.line,
+                                column: m.column,
+                                content: m.content.trim().to_string(),
+                                kind,
+                                enclosing,
+                                resolution: "unresolved".to_string(),
+                            });
+                        }
                         continue;
                     }
                 }
@@ -331,11 +352,15 @@ pub fn find(
     }
     let total = refs.len();
     refs.truncate(max);
+    if total > 0 {
+        uncertain.clear();
+    }
     Ok(ReferenceList {
         truncated: total > refs.len(),
         references: refs,
         total,
         unresolved,
+        uncertain,
     })
 }
 

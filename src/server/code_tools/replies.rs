@@ -353,10 +353,26 @@ impl CodeIntel {
         })
         .await??;
         let mut b = Budget::new(max_tokens);
+        // None resolved but some bare-name matches did not: "no uses" would
+        // be a guess, so it is not recorded as the session's reference check,
+        // and the lines are shown to look at.
+        let uncertain = list.total == 0 && !list.uncertain.is_empty();
+        if uncertain {
+            let (name, _) = references::target(&p.symbol).unwrap_or_default();
+            b.force(&format!(
+                "0 reference(s) resolved to the class, but {} bare-name match(es) did not resolve either: uncertain (not counted as a reference check). Look at them; a search_text for `{name}` shows them and counts:\n",
+                list.unresolved
+            ));
+            for r in &list.uncertain {
+                b.force(&format!("{}:{}: {}\n", r.file, r.line, r.content));
+            }
+        }
         b.force(&format!(
             "{} reference(s){}\n",
             list.total,
-            if list.unresolved > 0 {
+            if uncertain {
+                String::new()
+            } else if list.unresolved > 0 {
                 format!(
                     " resolved to the class; {} bare-name match(es) that do not resolve to it left out",
                     list.unresolved
@@ -387,10 +403,10 @@ impl CodeIntel {
             list.total
         ));
         let mut seen = Shown {
-            total: Some(list.total),
+            total: (!uncertain).then_some(list.total),
             ..Shown::default()
         };
-        for r in &list.references {
+        for r in list.references.iter().chain(&list.uncertain) {
             seen.name(&r.file);
         }
         Ok(Reply::new(list, text).with_shown(seen))
