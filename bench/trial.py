@@ -37,7 +37,12 @@ WORKFLOW = {"start_session", "set_query_frame", "submit_understanding", "submit_
 
 
 async def session(repo, body):
-    params = StdioServerParameters(command=BIN, args=["serve", "--repo", str(repo)], env=dict(os.environ))
+    # One process per call stands for one long-lived server: the shared
+    # embedding service it connects to stays up between an agent's calls
+    # (its default 30 s idle exit would reload the model between most of
+    # them, and a `query` during the load ranks by words only).
+    env = {"CODE_INTEL_EMBED_SERVICE_IDLE": "900", **os.environ}
+    params = StdioServerParameters(command=BIN, args=["serve", "--repo", str(repo)], env=env)
     async with stdio_client(params, errlog=open(os.devnull, "w")) as (r, w):
         async with ClientSession(r, w) as s:
             init = await s.initialize()

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 
 mod endpoints;
 mod php;
+#[cfg(test)]
+mod proptests;
 mod scripts;
 #[cfg(test)]
 mod tests;
