@@ -333,6 +333,26 @@ fn midpoint_below(scores: &[(f32, bool)], t: f32) -> f32 {
         .map_or(t, |below| (t + below) / 2.0)
 }
 
+/// Which pairs are in the reporting half: consecutive pairs sharing their
+/// left text form a group (a term's 7 symbols, a recorded query's new
+/// requests), and groups are dealt in blocks of `block` (2 for the
+/// relevance pairs: a concept's Japanese and English terms) to the
+/// choosing half, then the reporting half, alternately. A threshold is
+/// chosen on the first and reported on the second (`code-intel calibrate`).
+pub fn reporting_half(pairs: &[(String, String, bool)], block: usize) -> Vec<bool> {
+    let mut group = 0usize;
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i > 0 && pairs[i - 1].0 != p.0 {
+                group += 1;
+            }
+            (group / block.max(1)) % 2 == 1
+        })
+        .collect()
+}
+
 /// Parses a calibration TSV: `left<TAB>right<TAB>0|1[<TAB>…]`, `#` comments.
 ///
 /// # Errors
@@ -400,6 +420,33 @@ mod tests {
             "login controller store"
         );
         assert_eq!(symbol_text("send_reset_link"), "send reset link");
+    }
+
+    /// Groups of consecutive pairs with the same left text are dealt in
+    /// blocks to the two halves; the compiled relevance set splits into
+    /// equal halves of whole concepts.
+    #[test]
+    fn halves_keep_groups_whole() {
+        let pair = |l: &str| (l.to_string(), "x".to_string(), true);
+        let pairs = [
+            pair("a"),
+            pair("a"),
+            pair("b"),
+            pair("c"),
+            pair("d"),
+            pair("d"),
+        ];
+        assert_eq!(
+            reporting_half(&pairs, 1),
+            [false, false, true, false, true, true]
+        );
+        assert_eq!(
+            reporting_half(&pairs, 2),
+            [false, false, false, true, true, true]
+        );
+        let rel = parse_pairs(RELEVANCE_PAIRS).unwrap();
+        let half = reporting_half(&rel, 2);
+        assert_eq!(half.iter().filter(|&&r| r).count() * 2, rel.len());
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
     };
     let rel = read(paths[0], relevance::RELEVANCE_PAIRS)?;
     let map = read(paths[1], relevance::MAP_PAIRS)?;
+    let halves = (
+        relevance::reporting_half(&rel, 2),
+        relevance::reporting_half(&map, 1),
+    );
     let vq_text = match paths[2] {
         Some(p) => {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
@@ -75,6 +79,7 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
     })
     .await??;
     let chosen = relevance::choose(&scores);
+    let out_of_sample = out_of_sample(&scores, &halves, &vq, &similarity);
     // The value/quote check of a set of thresholds, on each half.
     let value_check = |t: &relevance::Thresholds| {
         let doubted: Vec<bool> = vq
@@ -112,6 +117,7 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
             "consistent": min_max(scores.value_quote.iter().filter(|s| s.1).map(|s| s.0)),
             "inconsistent": min_max(scores.value_quote.iter().filter(|s| !s.1).map(|s| s.0)),
         },
+        "out_of_sample": out_of_sample,
         "value_check": {
             "in_force": value_check::VALUE_CHECK,
             "compiled": value_check(&CALIBRATED),
@@ -123,6 +129,30 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
         },
     });
     let mut out = std::io::stdout().lock();
+    if !json {
+        let o = &v["out_of_sample"];
+        let t = &o["thresholds"];
+        writeln!(
+            out,
+            "out of sample: chosen on the choosing half (fact >= {:.5}, reject < {:.5}, map >= {:.5}), on the reporting half:",
+            t["fact"].as_f64().unwrap_or(0.0),
+            t["reject"].as_f64().unwrap_or(0.0),
+            t["map_short_circuit"].as_f64().unwrap_or(0.0)
+        )?;
+        for tier in ["fact", "reject", "map"] {
+            let m = &o["reporting"][tier];
+            writeln!(
+                out,
+                "  {tier:<6} precision {}/{} [{:.2}, {:.2}], recall {}/{}",
+                m["precision"]["hits"],
+                m["precision"]["n"],
+                m["precision"]["wilson95"][0].as_f64().unwrap_or(0.0),
+                m["precision"]["wilson95"][1].as_f64().unwrap_or(0.0),
+                m["recall"]["hits"],
+                m["recall"]["n"]
+            )?;
+        }
+    }
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
@@ -184,4 +214,68 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
 
 fn min_max(it: impl Iterator<Item = f32>) -> [f32; 2] {
     it.fold([f32::MAX, f32::MIN], |[lo, hi], x| [lo.min(x), hi.max(x)])
+}
+
+/// Thresholds chosen on the choosing halves (`halves`: the relevance and
+/// map pairs' reporting flags, `relevance::reporting_half`; the value/quote
+/// pairs' own halves) and their decisions on the reporting halves, each
+/// precision and recall with its Wilson interval.
+fn out_of_sample(
+    scores: &crate::relevance::LabelledScores,
+    halves: &(Vec<bool>, Vec<bool>),
+    vq: &[crate::rank::value_check::ValuePair],
+    similarity: &[f32],
+) -> serde_json::Value {
+    use crate::rank::value_check::Share;
+    use crate::relevance::{self, LabelledScores};
+    let pick = |v: &[(f32, bool)], flags: &[bool], reporting: bool| -> Vec<(f32, bool)> {
+        v.iter()
+            .zip(flags)
+            .filter(|(_, f)| **f == reporting)
+            .map(|(s, _)| *s)
+            .collect()
+    };
+    let choosing = LabelledScores {
+        relevance: pick(&scores.relevance, &halves.0, false),
+        map: pick(&scores.map, &halves.1, false),
+        value_quote: scores.value_quote.clone(),
+    };
+    let t = relevance::choose(&choosing);
+    let reporting = |half: bool| {
+        let rel = pick(&scores.relevance, &halves.0, half);
+        let map = pick(&scores.map, &halves.1, half);
+        // Approvals (score >= at: positives among them) or rejections
+        // (score < at: negatives among them).
+        let tier = |v: &[(f32, bool)], at: f32, approve: bool| {
+            let decided: Vec<bool> = v
+                .iter()
+                .filter(|s| (s.0 >= at) == approve)
+                .map(|s| s.1 == approve)
+                .collect();
+            let hits = decided.iter().filter(|&&h| h).count();
+            let wanted = v.iter().filter(|s| s.1 == approve).count();
+            serde_json::json!({
+                "precision": Share::new(hits, decided.len()),
+                "recall": Share::new(hits, wanted),
+            })
+        };
+        serde_json::json!({
+            "pairs": rel.len(),
+            "map_pairs": map.len(),
+            "fact": tier(&rel, t.fact, true),
+            "reject": tier(&rel, t.reject, false),
+            "map": tier(&map, t.map_short_circuit, true),
+        })
+    };
+    let vq_reporting = vq
+        .iter()
+        .zip(similarity)
+        .filter(|(p, _)| p.reporting())
+        .count();
+    serde_json::json!({
+        "thresholds": t,
+        "choosing": reporting(false),
+        "reporting": reporting(true),
+        "value_quote_reporting_pairs": vq_reporting,
+    })
 }

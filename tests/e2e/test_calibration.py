@@ -22,6 +22,14 @@ def test_calibrated_thresholds_meet_documented_metrics():
     t = compiled["thresholds"]
     assert t["reject"] < t["fact"] < t["map_short_circuit"]
     assert out["score_range"]["unrelated"][1] > 0.6  # unrelated pairs score above the seeds' FACT line
+    # The same choice on half the concepts, reported on the other half with
+    # intervals; FACT keeps its precision there (docs/measurements.md §
+    # Calibration).
+    oos = out["out_of_sample"]
+    assert oos["reporting"]["pairs"] >= 100 and oos["choosing"]["pairs"] >= 100, oos
+    fact = oos["reporting"]["fact"]["precision"]
+    assert fact["n"] >= 30 and fact["share"] >= 0.95 and fact["wilson95"][0] <= fact["share"], oos
+    assert abs(oos["thresholds"]["fact"] - t["fact"]) < 0.005, (oos["thresholds"], t)
     # The compiled value/quote threshold is the one chosen on the choosing half.
     assert abs(t["value_quote"] - out["chosen"]["thresholds"]["value_quote"]) < 1e-5, t
 
