@@ -575,7 +575,9 @@ impl QueryPlan {
 /// optional" for 「タイトルを必須項目にして」 0.855 and "export products to
 /// CSV" for 「CSVから商品を取り込みたい」 0.919, above honest paraphrases
 /// such as "track page views" for 「ページの閲覧数を計測したい」 (0.826):
-/// no threshold separates them (tests/calibration/value_quote_pairs.tsv).
+/// no threshold separates them (docs/measurements.md § Calibration; the
+/// word list is frozen: `tests/calibration/value_quote_fresh.tsv` was
+/// written without it and reports it, [`super::value_check`]).
 /// Japanese quotes are compared through the glossary's English words
 /// (`assets/glossary/ja-en.tsv`: 非表示 → hide, 論理削除 → soft delete).
 const OPPOSITES: &[(&[&str], &[&str])] = &[
