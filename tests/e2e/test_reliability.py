@@ -350,3 +350,109 @@ async def test_a_pathological_regex_is_refused_at_once(tmp_path):
         # Before the limit it took 16.6 s; a bound far from both keeps a noisy machine green.
         assert took < 2.0, took
         assert (await c.call("search_text", pattern="\\w{5}", max_results=1))["total"] >= 1
+
+
+def mixed_request(rng):
+    """A request mixing the scripts tickets mix: kana, kanji, Latin words,
+    identifiers, digits, punctuation, emoji and a lone combining mark."""
+    pieces = ["注文", "の", "ステータス", "を", "変更", "して", "order", "status", "OrderService::ship", "$order->items",
+              "404", "、", "。", "「在庫」", "🙂", "\u0301", "ｶﾀｶﾅ", "Ｆｕｌｌ", "    ", "\t", "../", "\\", "'", '"']
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+
+
+def file_paths(value, out):
+    """Every `file` / `path` string in a structured reply."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in ("file", "path") and isinstance(v, str):
+                out.append(v)
+            else:
+                file_paths(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            file_paths(v, out)
+    return out
+
+
+async def test_fuzz_second_stage_on_an_indexed_repository_with_a_session(tmp_path):
+    """The fuzz's second stage, past argument parsing: on an indexed Laravel
+    repository with the model loaded and a live session, generated requests
+    (mixed scripts, empty, huge), symbols and paths reach `query` (the plan
+    and the Japanese bridge), `related_files` (the code graph),
+    `find_references` and the gate. Every call is answered with text; every
+    file a reply names is inside the repository and exists; a write is
+    allowed only in READY; the server still answers after."""
+    import random
+    import shutil
+
+    rng = random.Random(11)
+    repo = tmp_path / "app"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "laravel-app", repo)
+    (repo / ".code-intel").mkdir()
+    (repo / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
+    calls = 0
+
+    async def ask(c, tool, args):
+        nonlocal calls
+        calls += 1
+        r = await c.session.call_tool(tool, args)
+        assert r.content and r.content[0].text, (tool, args)
+        if not r.is_error:
+            for f in file_paths(r.structured_content or {}, []):
+                assert not f.startswith("/") and ".." not in f.split("/"), (tool, args, f)
+                # A new file a READY session may create need not exist yet.
+                assert f == "" or (repo / f).exists() or tool == "check_write_target", (tool, args, f)
+        return r
+
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        requests = ["", " ", "注文" * 4000, "x " * 6000] + [mixed_request(rng) for _ in range(30)]
+        for q in requests:
+            await ask(c, "query", {"query": q})
+        symbols = ["Order", "Order::items", "App\\Models\\Order::customer", "OrderStatusFilter", "OrderCard",
+                   "注文", "", "$order", "..\\..\\etc\\passwd", "a" * 600, "Order::", "::items", "<x-order-card>"]
+        symbols += [mixed_request(rng) for _ in range(10)]
+        for s in symbols:
+            await ask(c, "find_references", {"symbol": s})
+        paths = ["app/Models/Order.php", "resources/views/orders/show.blade.php", "../outside.php", "/etc/passwd",
+                 "", "app", "missing.php", "a/" * 60 + "x.php", "注文.php", ".code-intel/config.json"]
+        for p in paths:
+            await ask(c, "related_files", {"files": [p], "symbol": rng.choice(symbols)})
+        intents = ["IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"]
+        refused = 0
+        for _ in range(4):
+            query = mixed_request(rng) or "注文のステータスを変更して"
+            r = await ask(c, "start_session", {"intent": rng.choice(intents), "query": query})
+            if r.is_error:
+                continue
+            sid = r.structured_content["session_id"]
+            for _ in range(12):
+                words = query.split() or [query]
+                quote = rng.choice(words + ["not in the request", ""])
+                step = rng.randrange(4)
+                if step == 0:
+                    await ask(c, "set_query_frame", {"session_id": sid, "slots": {
+                        rng.choice(["target_feature", "desired_action", "observed_issue"]):
+                            {"value": mixed_request(rng) or "x", "quote": quote}}})
+                elif step == 1:
+                    await ask(c, "submit_understanding", {
+                        "session_id": sid,
+                        "symbols_identified": [rng.choice(symbols)],
+                        "entry_points": [rng.choice(symbols)],
+                        "files_analyzed": [rng.choice(paths)],
+                        "files_to_edit": [rng.choice(paths)]})
+                elif step == 2:
+                    await ask(c, "read_file", {"file": rng.choice(paths), "session_id": sid})
+                else:
+                    r = await ask(c, "check_write_target", {"session_id": sid, "file_path": rng.choice(paths),
+                                                            "allow_new_files": rng.random() < 0.5})
+                    status = await c.call("get_session_status", session_id=sid)
+                    phase = status.get("phase")
+                    assert phase in ("EXPLORATION", "SEMANTIC", "VERIFICATION", "READY"), status
+                    # A refusal is a tool error; an answer is an allowed write.
+                    if not r.is_error:
+                        assert phase == "READY", (status, r.structured_content)
+                    refused += r.is_error
+        assert calls > 100 and refused > 0, (calls, refused)
+        assert (await c.session.send_ping()) is not None
