@@ -250,10 +250,15 @@ impl Repo {
     /// As [`Repo::resolve`]: `..` or an ancestor outside the root
     /// ([`PathError::Escape`]), a withheld file ([`PathError::Sensitive`]).
     pub fn resolve_for_write(&self, arg: &str) -> Result<(String, bool), PathError> {
+        // An entry that exists but does not resolve (a dangling symlink)
+        // would be written through: a write target must be absent or
+        // resolve inside the root.
+        let present = |p: &Path| self.root.join(p).symlink_metadata().is_ok();
         // Bounded first: the walk below resolves every ancestor.
         match self.resolve(arg) {
             Ok(abs) => return Ok((self.rel(&abs), abs.is_file())),
-            Err(PathError::NotFound(_)) => {}
+            Err(PathError::NotFound(_)) if !present(Path::new(arg)) => {}
+            Err(PathError::NotFound(_)) => return Err(PathError::Escape(arg.to_string())),
             Err(e) => return Err(e),
         }
         let path = Path::new(arg);
@@ -267,19 +272,26 @@ impl Repo {
                 missing.push(name.to_string_lossy().into_owned());
             }
             let text = dir.to_string_lossy();
-            if let Ok(base) = self.resolve(&text) {
-                let mut rel = self.rel(&base);
-                for part in missing.iter().rev() {
-                    if !rel.is_empty() {
-                        rel.push('/');
-                    }
-                    rel.push_str(part);
+            // The nearest ancestor that exists decides: one that escapes the
+            // root (a symlink to elsewhere) or is withheld is the answer,
+            // not a shorter ancestor inside the root.
+            let resolved = match self.resolve(&text) {
+                Err(PathError::NotFound(_)) if !present(dir) => continue,
+                Err(PathError::NotFound(_)) => return Err(PathError::Escape(arg.to_string())),
+                other => other,
+            };
+            let base = resolved?;
+            let mut rel = self.rel(&base);
+            for part in missing.iter().rev() {
+                if !rel.is_empty() {
+                    rel.push('/');
                 }
-                if self.is_sensitive(&rel) {
-                    return Err(PathError::Sensitive(rel));
-                }
-                return Ok((rel, false));
+                rel.push_str(part);
             }
+            if self.is_sensitive(&rel) {
+                return Err(PathError::Sensitive(rel));
+            }
+            return Ok((rel, false));
         }
         Err(PathError::Escape(arg.to_string()))
     }
@@ -586,5 +598,83 @@ mod tests {
             repo.resolve("nope.py"),
             Err(PathError::NotFound(_))
         ));
+    }
+
+    /// A write target under a symlink that leads outside the root, or at a
+    /// dangling one, escapes: the nearest existing ancestor decides, not a
+    /// shorter one inside the root (found by the property below).
+    #[test]
+    fn write_targets_through_symlinks_escape() {
+        let (_, _, repo) = fixture();
+        for arg in [
+            "link/new.php",
+            "link//etc",
+            "link/a/b.php",
+            "dangling",
+            "dangling/x.php",
+        ] {
+            assert!(
+                matches!(repo.resolve_for_write(arg), Err(PathError::Escape(_))),
+                "{arg}: {:?}",
+                repo.resolve_for_write(arg)
+            );
+        }
+        assert_eq!(
+            repo.resolve_for_write("app/Models/New.php").unwrap(),
+            ("app/Models/New.php".to_string(), false)
+        );
+        assert_eq!(
+            repo.resolve_for_write("app/Http/New/X.php").unwrap(),
+            ("app/Http/New/X.php".to_string(), false)
+        );
+    }
+
+    /// One repository for every generated case: files, a directory, a
+    /// symlink that leads outside the root, and a withheld `.env`.
+    fn fixture() -> &'static (tempfile::TempDir, tempfile::TempDir, Repo) {
+        static FIXTURE: std::sync::OnceLock<(tempfile::TempDir, tempfile::TempDir, Repo)> =
+            std::sync::OnceLock::new();
+        FIXTURE.get_or_init(|| {
+            let (root, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+            std::fs::create_dir_all(root.path().join("app/Models")).unwrap();
+            std::fs::write(root.path().join("app/Models/Order.php"), "<?php\n").unwrap();
+            std::fs::write(root.path().join(".env"), "APP_KEY=x\n").unwrap();
+            std::fs::write(outside.path().join("secret.txt"), "x").unwrap();
+            std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
+            std::os::unix::fs::symlink(outside.path().join("gone"), root.path().join("dangling"))
+                .unwrap();
+            let repo = Repo::open(root.path()).unwrap();
+            (root, outside, repo)
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+        /// Whatever path an agent passes, a resolved path is inside the
+        /// root and not withheld, and a write target's repo-relative path
+        /// has no `..` and stays inside the root when joined to it.
+        #[test]
+        fn resolved_paths_stay_inside_the_root(parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "app", "Models", "Order.php", "New.php", "..", ".", "", "link", "dangling", "secret.txt",
+                ".env", "注文", "/", "//", "/etc", "~", "a b", "\\", "x".repeat(300).leak(),
+            ]),
+            0..8,
+        )) {
+            let (root, _, repo) = fixture();
+            let arg = parts.join("/");
+            let root = root.path().canonicalize().unwrap();
+            if let Ok(p) = repo.resolve(&arg) {
+                proptest::prop_assert!(p.starts_with(&root), "{arg} -> {}", p.display());
+                proptest::prop_assert!(!repo.is_sensitive(&repo.rel(&p)), "{arg}");
+            }
+            if let Ok((rel, _)) = repo.resolve_for_write(&arg) {
+                proptest::prop_assert!(!rel.split('/').any(|c| c == ".."), "{arg} -> {rel}");
+                let joined = root.join(&rel);
+                let existing = joined.ancestors().find(|a| a.exists()).unwrap().canonicalize().unwrap();
+                proptest::prop_assert!(existing.starts_with(&root), "{arg} -> {rel}");
+            }
+        }
     }
 }

@@ -287,49 +287,41 @@ pub fn find(
             }
             None => ("text".to_string(), None),
         };
+        // `None`: a bare-name match that does not resolve to the class.
         let resolution = match (class, &family) {
-            (None, _) => "name",
-            (Some((c, _)), fam) => {
-                let resolved = match fam {
-                    Some(fam) if is_php(&m.file) => fam.resolve(&mut views, &m.file, name, line),
-                    _ => {
-                        let view = views.get(&m.file);
-                        let defines = view
-                            .symbols
-                            .as_ref()
-                            .is_some_and(|s| s.definitions.iter().any(|d| d.name == c));
-                        resolve(&m.content, c, name, defines, imports_class(&view.text, c))
-                    }
-                };
-                match resolved {
-                    Some(r) => r,
-                    None => {
-                        unresolved += 1;
-                        if uncertain.len() < UNCERTAIN_SHOWN {
-                            uncertain.push(Reference {
-                                file: m.file,
-                                line: m.line,
-                                column: m.column,
-                                content: m.content.trim().to_string(),
-                                kind,
-                                enclosing,
-                                resolution: "unresolved".to_string(),
-                            });
-                        }
-                        continue;
-                    }
+            (None, _) => Some("name"),
+            (Some((c, _)), fam) => match fam {
+                Some(fam) if is_php(&m.file) => fam.resolve(&mut views, &m.file, name, line),
+                _ => {
+                    let view = views.get(&m.file);
+                    let defines = view
+                        .symbols
+                        .as_ref()
+                        .is_some_and(|s| s.definitions.iter().any(|d| d.name == c));
+                    resolve(&m.content, c, name, defines, imports_class(&view.text, c))
                 }
-            }
+            },
         };
-        refs.push(Reference {
+        if resolution.is_none() {
+            unresolved += 1;
+            if uncertain.len() >= UNCERTAIN_SHOWN {
+                continue;
+            }
+        }
+        let r = Reference {
             file: m.file,
             line: m.line,
             column: m.column,
             content: m.content.trim().to_string(),
             kind,
             enclosing,
-            resolution: resolution.to_string(),
-        });
+            resolution: resolution.unwrap_or("unresolved").to_string(),
+        };
+        if resolution.is_some() {
+            refs.push(r);
+        } else {
+            uncertain.push(r);
+        }
     }
     if let Some(fam) = &family {
         for r in fam.routes(name) {
