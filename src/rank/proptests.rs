@@ -2,8 +2,9 @@
 //! requests mixing hiragana, katakana, kanji, ASCII and punctuation: the
 //! plan terminates without a panic (segmentation once had a loop that did
 //! not advance), names only terms the request holds, and is the same plan
-//! when asked twice; katakana compounds split into pieces that rebuild the
-//! term, and romanisation gives ASCII.
+//! when asked twice; its English rendering has no Japanese left and is
+//! stable; katakana compounds split into pieces that rebuild the term, and
+//! romanisation gives ASCII.
 
 use proptest::prelude::*;
 
@@ -53,6 +54,20 @@ proptest! {
             serde_json::to_string(&p).unwrap(),
             serde_json::to_string(&again).unwrap()
         );
+    }
+
+    /// The English rendering of a request (what a Japanese request is
+    /// embedded as) has no Japanese left, is the same twice and, rendered
+    /// again as a request of its own, is left as it is (nothing to render).
+    #[test]
+    fn a_rendering_is_english_and_stable(q in request()) {
+        let p = plan(&q);
+        if let Some(r) = p.english_rendering(&q) {
+            let japanese = |c: char| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}');
+            prop_assert!(!r.chars().any(japanese), "{q:?} → {r:?}");
+            prop_assert_eq!(Some(r.clone()), plan(&q).english_rendering(&q));
+            prop_assert_eq!(plan(&r).english_rendering(&r), None, "{:?}", r);
+        }
     }
 
     #[test]
