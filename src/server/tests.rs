@@ -380,4 +380,30 @@ async fn a_gated_call_reads_and_writes_the_session_once() {
     );
     assert_eq!(session.reference_checks.get("total"), Some(&uses));
     assert_eq!(session.evidence[1].phase, session.phase);
+
+    // No use resolves to `OrderService` (`$order->total()` is typed `Order`),
+    // but that bare-name match is left: "no uses" is uncertain, the reply
+    // shows the line, and it is not the session's reference check.
+    let p: FindReferencesParams =
+        params(serde_json::json!({"symbol": "OrderService::total", "session_id": id}));
+    let refs = s
+        .shared
+        .gated(p.call(), s.find_references_reply(p))
+        .await
+        .unwrap();
+    let body = refs.structured_content.unwrap();
+    assert_eq!(body["total"], 0, "{body}");
+    let uncertain: Vec<(&str, u64)> = body["uncertain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["file"].as_str().unwrap(), r["line"].as_u64().unwrap()))
+        .collect();
+    assert!(
+        uncertain.contains(&("app/Services/OrderService.php", 11)),
+        "{body}"
+    );
+    let session = s.shared.sessions.get(&id).unwrap();
+    assert_eq!(session.reference_checks.get("OrderService::total"), None);
+    assert!(session.reference_checks.contains_key("total"));
 }
