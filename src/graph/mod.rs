@@ -144,6 +144,8 @@ pub struct Graph {
     tests_by_subject: HashMap<String, Vec<String>>,
     /// Blade views among `files`.
     views: usize,
+    /// Class FQCN → the files that define it (the facts' `defines`).
+    classes: HashMap<String, Vec<String>>,
 }
 
 /// A request ([`RefKind::Url`]) whose best routes all run one controller
@@ -154,6 +156,14 @@ pub struct ActionRequest {
     pub file: String,
     /// 1-based line of the request.
     pub line: u32,
+}
+
+/// Whether a FQCN is `class` (a FQCN, or a class name that ends one:
+/// `SongController`, `API\SongController`; a leading `\\` ignored).
+fn names_class(class: &str) -> impl Fn(&str) -> bool + '_ {
+    let class = class.trim_start_matches('\\');
+    let suffix = format!("\\{class}");
+    move |fq: &str| fq == class || fq.ends_with(&suffix)
 }
 
 impl Graph {
@@ -168,6 +178,11 @@ impl Graph {
             ..Graph::default()
         };
         g.tests_by_subject = tests_for::by_subject(files);
+        for (file, f) in facts {
+            for d in &f.defines {
+                g.classes.entry(d.clone()).or_default().push(file.clone());
+            }
+        }
         for (from, f) in facts {
             for reference in &f.refs {
                 // A request's routes give both its edges and its action.
@@ -427,13 +442,27 @@ impl Graph {
     /// that ends one: `SongController`, `API\SongController`), by file and
     /// line.
     pub fn requests_of(&self, class: &str, action: &str) -> Vec<&ActionRequest> {
-        let class = class.trim_start_matches('\\');
-        let suffix = format!("\\{class}");
+        let named = names_class(class);
         let mut out: Vec<&ActionRequest> = self
             .requests
             .iter()
-            .filter(|(fq, _)| fq.as_str() == class || fq.ends_with(&suffix))
+            .filter(|(fq, _)| named(fq))
             .flat_map(|(_, list)| list.iter().filter(|a| a.action == action))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The files that define `class` (a FQCN, or a class name that ends
+    /// one, as for [`Graph::requests_of`]), in path order.
+    pub fn class_files(&self, class: &str) -> Vec<&str> {
+        let named = names_class(class);
+        let mut out: Vec<&str> = self
+            .classes
+            .iter()
+            .filter(|(fq, _)| named(fq))
+            .flat_map(|(_, files)| files.iter().map(String::as_str))
             .collect();
         out.sort();
         out.dedup();

@@ -701,6 +701,14 @@ fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
         at("Controller", "show").is_empty(),
         "a class name is matched whole"
     );
+    // The files that define a class, by the same names.
+    let song = ctl("SongController");
+    assert_eq!(g.class_files("SongController"), [song.as_str()]);
+    assert_eq!(
+        g.class_files("\\App\\Http\\Controllers\\SongController"),
+        [song.as_str()]
+    );
+    assert!(g.class_files("ongController").is_empty());
     let edges: Vec<&Edge> = g.out(songs).iter().collect();
     assert_eq!(edges.len(), 2, "{edges:#?}");
     let lines: Vec<(&str, u32)> = edges.iter().map(|e| (e.to.as_str(), e.line)).collect();

@@ -144,42 +144,18 @@ pub fn action_requests(
         .collect()
 }
 
-/// The views that embed the component class `class` (its short name;
-/// `namespace` when the argument was qualified) by its tag: a Livewire
-/// component's `<livewire:home.feed />` / `@livewire('home.feed')` and a
-/// Blade component's `<x-user-card />`, which never spell the class's name,
-/// as (file, 1-based line, `livewire` or `component`): the first such line
-/// of each view (the graph keeps one edge per pair). The class's file is
-/// the graph's PHP file named after it (under the namespace's path when
-/// one is given).
-pub fn component_uses(
-    graph: &CodeGraph,
-    class: &str,
-    namespace: Option<&str>,
-) -> Vec<(String, u64, &'static str)> {
+/// The views that embed the component class `class` (a FQCN, or a class
+/// name that ends one: [`crate::graph::Graph::class_files`]) by its tag: a
+/// Livewire component's `<livewire:home.feed />` / `@livewire('home.feed')`
+/// and a Blade component's `<x-user-card />`, which never spell the
+/// class's name, as (file, 1-based line, `livewire` or `component`): the
+/// first such line of each view (the graph keeps one edge per pair).
+pub fn component_uses(graph: &CodeGraph, class: &str) -> Vec<(String, u64, &'static str)> {
     use crate::graph::EdgeKind;
-    // `App\Livewire\Home` + `Feed` → `Livewire/Home/Feed.php`: the
-    // namespace's first segment (`App`) is the `app/` directory's, spelt
-    // differently.
-    let tail = match namespace {
-        Some(ns) => {
-            let rest = ns
-                .trim_start_matches('\\')
-                .split_once('\\')
-                .map_or("", |(_, r)| r);
-            let rest = rest.replace('\\', "/");
-            if rest.is_empty() {
-                format!("/{class}.php")
-            } else {
-                format!("/{rest}/{class}.php")
-            }
-        }
-        None => format!("/{class}.php"),
-    };
     let mut out: Vec<(String, u64, &'static str)> = graph
         .graph
-        .files()
-        .filter(|f| f.ends_with(&tail) || f.strip_prefix(&tail[1..]).is_some_and(str::is_empty))
+        .class_files(class)
+        .into_iter()
         .flat_map(|f| graph.graph.inn(f))
         .filter_map(|e| {
             let kind = match e.kind {

@@ -330,9 +330,8 @@ impl CodeIntel {
                 && name.starts_with(|c: char| c.is_uppercase())
             {
                 let graph = shared.graph.get(&shared.repo);
-                // The argument's qualifier is the class's namespace here.
-                let (qualifier, _) = crate::search::symbols::split_qualified(&symbol);
-                let found = crate::index::component_uses(&graph, &name, qualifier.as_deref());
+                // The argument names the class, qualified or not.
+                let found = crate::index::component_uses(&graph, symbol.trim());
                 for kind in ["livewire", "component"] {
                     let uses: Vec<(String, u64)> = found
                         .iter()
