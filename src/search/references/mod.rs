@@ -84,26 +84,26 @@ pub struct ReferenceList {
 /// Unresolved bare-name matches listed when no use resolved.
 pub const UNCERTAIN_SHOWN: usize = 10;
 
-/// Adds `uses` (repo-relative file and 1-based line of each, as the code
-/// graph resolves them: the requests that reach a controller action over
-/// HTTP, `graph::Graph::requests_of`, with `kind` `request`; the views
-/// that embed a Livewire or Blade component, `index::component_uses`, with
+/// Adds `uses` (repo-relative file, 1-based line and kind of each, as the
+/// code graph resolves them: the requests that reach a controller action
+/// over HTTP, `graph::Graph::requests_of`, kind `request`; the views that
+/// embed a Livewire or Blade component, `index::component_uses`, kind
 /// `livewire` or `component`) to `list` as references of that kind and
 /// resolution, unless one is listed at that line already or lies outside
 /// `scope`'s path, while `list` holds fewer than `max`; `total` counts
-/// every one added. The line's text is read from the file; a file that
-/// cannot be read is skipped.
+/// every one added, and a use added makes "no uses" certain (`uncertain`
+/// is emptied). The line's text is read from the file; a file that cannot
+/// be read is skipped.
 pub fn add_uses(
     repo: &Repo,
     list: &mut ReferenceList,
-    uses: &[(String, u64)],
-    kind: &str,
+    uses: &[(String, u64, &str)],
     scope: &Within,
     max: usize,
 ) {
     let under = scope.path.trim_start_matches("./").trim_end_matches('/');
     let under = if under == "." { "" } else { under };
-    for (file, line) in uses {
+    for &(ref file, line, kind) in uses {
         let inside = under.is_empty()
             || file == under
             || file.strip_prefix(under).is_some_and(|r| r.starts_with('/'));
@@ -111,7 +111,7 @@ pub fn add_uses(
             || list
                 .references
                 .iter()
-                .any(|r| &r.file == file && r.line == *line)
+                .any(|r| &r.file == file && r.line == line)
         {
             continue;
         }
@@ -126,6 +126,7 @@ pub fn add_uses(
             continue;
         };
         list.total += 1;
+        list.uncertain.clear();
         if list.references.len() >= max {
             list.truncated = true;
             continue;
@@ -133,7 +134,7 @@ pub fn add_uses(
         let column = content.chars().take_while(|c| c.is_whitespace()).count() + 1;
         list.references.push(Reference {
             file: file.clone(),
-            line: *line,
+            line,
             column,
             content,
             kind: kind.to_string(),

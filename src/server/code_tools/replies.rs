@@ -295,6 +295,7 @@ impl CodeIntel {
             language: p.language.clone(),
         };
         let symbol = p.symbol.clone();
+        let searched = name.clone();
         let mut list = blocking(move || {
             let mut list = references::find(
                 &shared.repo,
@@ -311,16 +312,12 @@ impl CodeIntel {
                 && scope.language.is_none()
             {
                 let graph = shared.graph.get(&shared.repo);
-                let requests =
-                    crate::index::action_requests(&graph, class, namespace.as_deref(), &name);
-                references::add_uses(
-                    &shared.repo,
-                    &mut list,
-                    &requests,
-                    "request",
-                    &scope,
-                    p.max_results,
-                );
+                let requests: Vec<(String, u64, &str)> =
+                    crate::index::action_requests(&graph, class, namespace.as_deref(), &name)
+                        .into_iter()
+                        .map(|(f, l)| (f, l, "request"))
+                        .collect();
+                references::add_uses(&shared.repo, &mut list, &requests, &scope, p.max_results);
             }
             // A component class is used by the views that embed it by its
             // tag (`<livewire:feed />`, `<x-user-card />`), which the name
@@ -331,22 +328,8 @@ impl CodeIntel {
             {
                 let graph = shared.graph.get(&shared.repo);
                 // The argument names the class, qualified or not.
-                let found = crate::index::component_uses(&graph, symbol.trim());
-                for kind in ["livewire", "component"] {
-                    let uses: Vec<(String, u64)> = found
-                        .iter()
-                        .filter(|u| u.2 == kind)
-                        .map(|(f, l, _)| (f.clone(), *l))
-                        .collect();
-                    references::add_uses(
-                        &shared.repo,
-                        &mut list,
-                        &uses,
-                        kind,
-                        &scope,
-                        p.max_results,
-                    );
-                }
+                let uses = crate::index::component_uses(&graph, symbol.trim());
+                references::add_uses(&shared.repo, &mut list, &uses, &scope, p.max_results);
             }
             Ok::<_, crate::search::text::TextSearchError>(list)
         })
@@ -357,9 +340,8 @@ impl CodeIntel {
         // and the lines are shown to look at.
         let uncertain = list.total == 0 && !list.uncertain.is_empty();
         if uncertain {
-            let (name, _) = references::target(&p.symbol).unwrap_or_default();
             b.force(&format!(
-                "0 reference(s) resolved to the class, but {} bare-name match(es) did not resolve either: uncertain (not counted as a reference check). Look at them; a search_text for `{name}` shows them and counts:\n",
+                "0 reference(s) resolved to the class, but {} bare-name match(es) did not resolve either: uncertain (not counted as a reference check). Look at them; a search_text for `{searched}` shows them and counts:\n",
                 list.unresolved
             ));
             for r in &list.uncertain {
