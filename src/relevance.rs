@@ -162,6 +162,12 @@ pub struct TierMetrics {
     pub recall: f32,
     /// Pairs the tier decided.
     pub decided: usize,
+    /// Of those, the ones it decided right (related approved, unrelated
+    /// rejected).
+    pub hits: usize,
+    /// Pairs of the kind the tier is for (related ones for FACT and the
+    /// map, unrelated ones for reject): recall's denominator.
+    pub wanted: usize,
 }
 
 /// Metrics of a set of thresholds on labelled scores.
@@ -200,6 +206,8 @@ fn fact_metrics(scores: &[(f32, bool)], t: f32) -> TierMetrics {
         precision: ratio(hits, decided.len()),
         recall: ratio(hits, related),
         decided: decided.len(),
+        hits,
+        wanted: related,
     }
 }
 
@@ -212,6 +220,8 @@ fn reject_metrics(scores: &[(f32, bool)], t: f32) -> TierMetrics {
         precision: ratio(hits, decided.len()),
         recall: ratio(hits, unrelated),
         decided: decided.len(),
+        hits,
+        wanted: unrelated,
     }
 }
 

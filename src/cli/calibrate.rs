@@ -13,13 +13,16 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
     use crate::rank::value_check::{self, ValuePair};
     use crate::relevance::{self, CALIBRATED, LabelledScores};
     let (_, config) = open(repo)?;
+    let text = |p: Option<&Path>, default: &str| -> Result<String> {
+        match p {
+            Some(p) => {
+                std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))
+            }
+            None => Ok(default.to_string()),
+        }
+    };
     let read = |p: Option<&Path>, default: &str| -> Result<Vec<(String, String, bool)>> {
-        let text = match p {
-            Some(p) => std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read {}", p.display()))?,
-            None => default.to_string(),
-        };
-        relevance::parse_pairs(&text).map_err(anyhow::Error::msg)
+        relevance::parse_pairs(&text(p, default)?).map_err(anyhow::Error::msg)
     };
     let rel = read(paths[0], relevance::RELEVANCE_PAIRS)?;
     let map = read(paths[1], relevance::MAP_PAIRS)?;
@@ -27,13 +30,8 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
         relevance::reporting_half(&rel, 2),
         relevance::reporting_half(&map, 1),
     );
-    let vq_text = match paths[2] {
-        Some(p) => {
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
-        }
-        None => value_check::VALUE_QUOTE_FRESH.to_string(),
-    };
-    let vq: Vec<ValuePair> = value_check::parse(&vq_text).map_err(anyhow::Error::msg)?;
+    let vq: Vec<ValuePair> = value_check::parse(&text(paths[2], value_check::VALUE_QUOTE_FRESH)?)
+        .map_err(anyhow::Error::msg)?;
     let embedder = load_embedder(&config).await?;
     let model = embedder.model_id();
     type Scored = (LabelledScores, Vec<f32>, Vec<ValuePair>);
@@ -79,7 +77,7 @@ pub async fn calibrate_cmd(repo: &Path, paths: [Option<&Path>; 3], json: bool) -
     })
     .await??;
     let chosen = relevance::choose(&scores);
-    let out_of_sample = out_of_sample(&scores, &halves, &vq, &similarity);
+    let out_of_sample = out_of_sample(&scores, &halves, &vq);
     // The value/quote check of a set of thresholds, on each half.
     let value_check = |t: &relevance::Thresholds| {
         let doubted: Vec<bool> = vq
@@ -224,7 +222,6 @@ fn out_of_sample(
     scores: &crate::relevance::LabelledScores,
     halves: &(Vec<bool>, Vec<bool>),
     vq: &[crate::rank::value_check::ValuePair],
-    similarity: &[f32],
 ) -> serde_json::Value {
     use crate::rank::value_check::Share;
     use crate::relevance::{self, LabelledScores};
@@ -242,40 +239,30 @@ fn out_of_sample(
     };
     let t = relevance::choose(&choosing);
     let reporting = |half: bool| {
-        let rel = pick(&scores.relevance, &halves.0, half);
-        let map = pick(&scores.map, &halves.1, half);
-        // Approvals (score >= at: positives among them) or rejections
-        // (score < at: negatives among them).
-        let tier = |v: &[(f32, bool)], at: f32, approve: bool| {
-            let decided: Vec<bool> = v
-                .iter()
-                .filter(|s| (s.0 >= at) == approve)
-                .map(|s| s.1 == approve)
-                .collect();
-            let hits = decided.iter().filter(|&&h| h).count();
-            let wanted = v.iter().filter(|s| s.1 == approve).count();
+        let scores = LabelledScores {
+            relevance: pick(&scores.relevance, &halves.0, half),
+            map: pick(&scores.map, &halves.1, half),
+            value_quote: Vec::new(),
+        };
+        let m = relevance::evaluate(&t, &scores);
+        let shares = |m: relevance::TierMetrics| {
             serde_json::json!({
-                "precision": Share::new(hits, decided.len()),
-                "recall": Share::new(hits, wanted),
+                "precision": Share::new(m.hits, m.decided),
+                "recall": Share::new(m.hits, m.wanted),
             })
         };
         serde_json::json!({
-            "pairs": rel.len(),
-            "map_pairs": map.len(),
-            "fact": tier(&rel, t.fact, true),
-            "reject": tier(&rel, t.reject, false),
-            "map": tier(&map, t.map_short_circuit, true),
+            "pairs": m.pairs,
+            "map_pairs": m.map_pairs,
+            "fact": shares(m.fact),
+            "reject": shares(m.reject),
+            "map": shares(m.map),
         })
     };
-    let vq_reporting = vq
-        .iter()
-        .zip(similarity)
-        .filter(|(p, _)| p.reporting())
-        .count();
     serde_json::json!({
         "thresholds": t,
         "choosing": reporting(false),
         "reporting": reporting(true),
-        "value_quote_reporting_pairs": vq_reporting,
+        "value_quote_reporting_pairs": vq.iter().filter(|p| p.reporting()).count(),
     })
 }
