@@ -275,12 +275,11 @@ impl Repo {
             // The nearest ancestor that exists decides: one that escapes the
             // root (a symlink to elsewhere) or is withheld is the answer,
             // not a shorter ancestor inside the root.
-            let resolved = match self.resolve(&text) {
+            let base = match self.resolve(&text) {
                 Err(PathError::NotFound(_)) if !present(dir) => continue,
                 Err(PathError::NotFound(_)) => return Err(PathError::Escape(arg.to_string())),
-                other => other,
+                resolved => resolved?,
             };
-            let base = resolved?;
             let mut rel = self.rel(&base);
             for part in missing.iter().rev() {
                 if !rel.is_empty() {
