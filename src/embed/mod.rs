@@ -133,7 +133,7 @@ pub struct RuntimeInfo {
 /// Finds `libonnxruntime`: `ORT_DYLIB_PATH`, then `ort_dylib_path` from the
 /// config, then next to the executable (and in `lib/`, `../lib`), then one
 /// downloaded by [`crate::runtime::pull`], then a pip-installed
-/// `onnxruntime` package (README § Install documents this order).
+/// `onnxruntime` package (docs/install.md § Where ONNX Runtime is found documents this order).
 ///
 /// # Errors
 /// [`EmbedError::RuntimeMissing`] listing every place tried.

@@ -21,3 +21,38 @@ def test_frozen_parts_hash_to_what_the_bench_readme_records():
     # A changed frozen row changes its digest.
     name, _, rows = parts[0]
     assert frozen.digest(rows[:-1] + [rows[-1] + " "]) != recorded[name]
+
+
+def test_glossary_source_column_follows_its_rule():
+    """Each glossary line's source column is what bench/glossary.py's rule
+    gives (the Japanese sets whose requests contain its term, or `general`),
+    and the check catches a line relabelled `general`."""
+    spec = importlib.util.spec_from_file_location("glossary", ROOT / "bench" / "glossary.py")
+    glossary = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(glossary)
+    assert glossary.mismatches() == []
+    lines = glossary.GLOSSARY.read_text(encoding="utf-8").splitlines()
+    k = next(i for i, l in enumerate(lines) if l.endswith("\tlaravel-ja"))
+    term = lines[k].split("\t")[0]
+    lines[k] = lines[k].rsplit("\t", 1)[0] + "\tgeneral"
+    assert [m[1] for m in glossary.mismatches(lines)] == [term]
+
+
+def test_generated_tables_match_their_result_files():
+    """Every `<!-- report:NAME -->` table in README.md and bench/README.md is
+    what bench/report.py makes from bench/results/NAME.json, and a figure
+    changed in a result file is caught."""
+    import json
+
+    spec = importlib.util.spec_from_file_location("report", ROOT / "bench" / "report.py")
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    assert report.differences() == []
+    doc = report.load("changeset")
+    assert {r["split"] for r in doc["rows"]} == {"dev", "frozen"}
+    before = report.table_changeset()
+    doc["rows"][0]["recall10"] = (doc["rows"][0]["recall10"] or 0) + 0.5
+    report.load = lambda name: doc if name == "changeset" else json.loads(
+        (report.RESULTS / f"{name}.json").read_text())
+    assert report.table_changeset() != before
+    assert "changeset" in report.differences()

