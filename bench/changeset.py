@@ -170,6 +170,7 @@ def summary(rows):
         **{"bm25_" + k.replace("@", ""): mean([r["bm25"][k] for r in rows]) for k in ("recall@1", "recall@10", "mrr")},
         "tests_named": sum(len(set(r["tests_expected"]) & set(r["tests_listed"])) for r in tested),
         "tests_changed": sum(len(r["tests_expected"]) for r in tested),
+        "tests_requests": len(tested),
         "tests_listed_mean": round(mean([len(r["tests_listed"]) for r in rows]) or 0, 1),
         "related_ms_p50": round(ms[len(ms) // 2]) if ms else None,
     }
@@ -191,7 +192,7 @@ def report(name, rows):
         print(f"{label:<36}{f(s[k]):>10}{f(s['bm25_' + k]):>10}")
     if s["tests_changed"]:
         print(f"{'tests line: changed tests named':<36}{s['tests_named']:>6} / {s['tests_changed']}  "
-              f"({s['tests_listed_mean']:.1f} tests listed per reply)")
+              f"({s['tests_requests']} requests; {s['tests_listed_mean']:.1f} tests listed per reply)")
     if s["related_ms_p50"] is not None:
         print(f"{'related_files p50 (client, ms)':<36}{s['related_ms_p50']:>10.0f}")
 
