@@ -61,7 +61,7 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
     }
     if !o.tests.is_empty() {
         also.push("tests (exercise the files above; the change likely updates them):\n".into());
-        also.extend(o.tests.iter().enumerate().map(|(i, r)| also_line(i, r)));
+        also.extend(o.tests.iter().enumerate().map(|(i, r)| test_line(i, r)));
     }
     let also_cost: usize = also
         .iter()
@@ -283,6 +283,19 @@ fn also_line(i: usize, r: &crate::graph::Related) -> String {
         r.class.name(),
         why.join(", ")
     )
+}
+
+/// A line of the `tests` list: the file and its strongest tie only (no
+/// class tag: the heading says they are tests), so that the eight tests
+/// cost the ranked files' room little within the reply's budget.
+fn test_line(i: usize, r: &crate::graph::Related) -> String {
+    let why = r
+        .edges
+        .first()
+        .map(super::graph_tools::tie_kind_text)
+        .or_else(|| r.cochange.map(|c| format!("co-changed {:.0}%", c * 100.0)))
+        .unwrap_or_default();
+    format!("  {}. {}: {}\n", i + 1, r.file, why)
 }
 
 /// The plan in one line: keywords, Japanese terms with their English
