@@ -285,9 +285,10 @@ fn also_line(i: usize, r: &crate::graph::Related) -> String {
     )
 }
 
-/// A line of the `tests` list: the file and its strongest tie only (no
-/// class tag: the heading says they are tests), so that the eight tests
-/// cost the ranked files' room little within the reply's budget.
+/// A line of the `tests` list: the file and its first tie only (a name
+/// match before a reference before co-change, as `graph::tests_for` finds
+/// them; no class tag: the heading says they are tests), so that eight
+/// tests take about the room five full lines did within the reply's budget.
 fn test_line(i: usize, r: &crate::graph::Related) -> String {
     let why = r
         .edges
