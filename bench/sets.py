@@ -115,12 +115,13 @@ def tip(repo):
         return git(repo, "rev-parse", "HEAD").strip()
 
 
-def snapshot(repo, before=None):
-    """The commit the index is built from: HEAD, or the last commit before
-    `before` (an ISO date; history after it is kept aside)."""
+def snapshot(repo, before=None, rev="HEAD"):
+    """The commit the index is built from: `rev`, or the last commit of
+    `rev`'s history before `before` (an ISO date; history after it is kept
+    aside)."""
     if before:
-        return git(repo, "rev-list", "-1", f"--before={before}T00:00:00Z", "HEAD").strip()
-    return git(repo, "rev-parse", "HEAD").strip()
+        return git(repo, "rev-list", "-1", f"--before={before}T00:00:00Z", rev).strip()
+    return git(repo, "rev-parse", rev).strip()
 
 
 def _queries(repo, snap, revs, limit, *extra):

@@ -94,7 +94,7 @@ def frozen_digest(rows):
 
 
 def queries(repo, snap, until, copy: Path, split="dev"):
-    """(repository name, [sets.Query]) for the Lite instances of the clone at
+    """The Lite instances ([sets.Query]) of the clone at
     `repo` whose base commit is newer than `snap` and older than `until`
     (ISO date or None), of `split` (dev, frozen or all)."""
     instances = load(copy)
@@ -113,7 +113,7 @@ def queries(repo, snap, until, copy: Path, split="dev"):
             continue
         out.append(sets.Query(iid, inst["problem_statement"].strip(), rel, date,
                               identifiers=sets.has_identifier(inst["problem_statement"]), split=part))
-    return name, out
+    return out
 
 
 if __name__ == "__main__":

@@ -266,6 +266,18 @@ pub(super) fn no_results(readiness: &crate::index::Readiness) -> &'static str {
 /// kinds of edges that tie it to the top files (`class ←`: it uses one of
 /// them) and its co-change confidence; `related_files` gives the lines.
 fn also_line(i: usize, r: &crate::graph::Related) -> String {
+    format!(
+        "  {}. {} [{}]: {}\n",
+        i + 1,
+        r.file,
+        r.class.name(),
+        related_reasons(r).join(", ")
+    )
+}
+
+/// Why a related file is listed: the kinds of its edges in the order they
+/// were found (each once), then its co-change confidence.
+fn related_reasons(r: &crate::graph::Related) -> Vec<String> {
     let mut why: Vec<String> = Vec::new();
     for e in &r.edges {
         let kind = super::graph_tools::tie_kind_text(e);
@@ -276,13 +288,7 @@ fn also_line(i: usize, r: &crate::graph::Related) -> String {
     if let Some(c) = r.cochange {
         why.push(format!("co-changed {:.0}%", c * 100.0));
     }
-    format!(
-        "  {}. {} [{}]: {}\n",
-        i + 1,
-        r.file,
-        r.class.name(),
-        why.join(", ")
-    )
+    why
 }
 
 /// A line of the `tests` list: the file and its first tie only (a name
@@ -290,12 +296,7 @@ fn also_line(i: usize, r: &crate::graph::Related) -> String {
 /// them; no class tag: the heading says they are tests), so that eight
 /// tests take about the room five full lines did within the reply's budget.
 fn test_line(i: usize, r: &crate::graph::Related) -> String {
-    let why = r
-        .edges
-        .first()
-        .map(super::graph_tools::tie_kind_text)
-        .or_else(|| r.cochange.map(|c| format!("co-changed {:.0}%", c * 100.0)))
-        .unwrap_or_default();
+    let why = related_reasons(r).into_iter().next().unwrap_or_default();
     format!("  {}. {}: {}\n", i + 1, r.file, why)
 }
 
