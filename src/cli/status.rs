@@ -31,6 +31,7 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
     };
     let left_out = left_out(&state);
     let service = ServiceStatus::of(&config);
+    let dictionary = crate::rank::dictionary::dictionary();
     let v = serde_json::json!({
         "repo": repo.root(),
         "files_indexed": state.files.len(),
@@ -57,6 +58,10 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
             "enabled": service.enabled,
             "socket": service.socket,
             "running": service.running,
+        },
+        "dictionary": {
+            "path": crate::rank::dictionary::path(),
+            "terms": dictionary.len(),
         },
         "onnx_runtime": match &runtime {
             Ok(r) => serde_json::json!({"found": true, "path": r.path, "version": r.version}),
@@ -104,6 +109,21 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
         "shared service not running (the first serve or index starts it)".to_string()
     };
     writeln!(out, "embedding:    {line}")?;
+    let path = crate::rank::dictionary::path();
+    if dictionary.is_empty() {
+        writeln!(
+            out,
+            "dictionary:   none at {} (Japanese words through the glossary and the bridge only; scripts/setup.sh builds it)",
+            path.display()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "dictionary:   JMdict, {} terms ({})",
+            dictionary.len(),
+            path.display()
+        )?;
+    }
     Ok(())
 }
 

@@ -20,9 +20,9 @@
 //! A katakana term takes the word with the best mean of both; a kanji term
 //! the nearest word by cosine when it clears [`KANJI_MIN_COSINE`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use super::plan::{Script, Translation, TranslationSource, glossary, script};
+use super::plan::{Script, Translation, TranslationSource, glossary, script, stem};
 
 /// Chars a compound's piece needs to be read as a word (a glossary term may
 /// be shorter: キー): two-kana pieces read like too many words (ネイ: neon).
@@ -111,12 +111,15 @@ struct Word {
 #[derive(Default)]
 pub struct Vocabulary {
     words: Vec<Word>,
+    /// The words' stems ([`stem`]), for [`Vocabulary::knows`].
+    stems: HashSet<String>,
 }
 
 impl Vocabulary {
     /// Builds the in-memory vocabulary from (word, vector) rows.
     pub fn new(rows: Vec<(String, Vec<f32>)>) -> Vocabulary {
         Vocabulary {
+            stems: rows.iter().map(|(w, _)| stem(w)).collect(),
             words: rows
                 .into_iter()
                 .map(|(word, vector)| Word {
@@ -126,6 +129,17 @@ impl Vocabulary {
                 })
                 .collect(),
         }
+    }
+
+    /// True when no word is held.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Whether a word of the vocabulary has `word`'s stem (`searching`
+    /// for `search`).
+    pub fn knows(&self, word: &str) -> bool {
+        self.stems.contains(&stem(word))
     }
 
     /// Translates `terms` (Japanese runs the glossary did not cover, and

@@ -20,6 +20,7 @@
 
 pub mod bridge;
 mod candidates;
+pub mod dictionary;
 mod fuse;
 pub mod fusion;
 mod partners;
@@ -256,8 +257,9 @@ impl Ranker {
 
     /// The request's e5 query vector and, for a Japanese request, its
     /// English rendering's ([`plan::QueryPlan::english_rendering`]), after
-    /// the bridge has read into `plan` the terms the glossary left (the
-    /// repository's vocabulary). Both `None` without an embedder.
+    /// the general dictionary and the bridge have read into `plan` the terms
+    /// the glossary left (the repository's vocabulary). Both `None` without
+    /// an embedder.
     ///
     /// # Errors
     /// Store or embedding errors.
@@ -268,9 +270,28 @@ impl Ranker {
         plan: &mut QueryPlan,
         query: &str,
     ) -> Result<RequestVectors, RankError> {
+        // The general dictionary reads what the glossary left; its terms
+        // keep the words the repository uses, and one left with none joins
+        // the bridge's terms.
+        plan.read_dictionary(query, dictionary::dictionary());
+        if plan
+            .translated
+            .iter()
+            .any(|t| t.via == plan::TranslationSource::Dictionary)
+        {
+            let vocab = match embedder {
+                Some(_) => Some(self.vocabulary(store).await?),
+                None => None,
+            };
+            match vocab.filter(|v| !v.is_empty()) {
+                Some(v) => plan.keep_dictionary_words(query, Some(&|w: &str| v.knows(w))),
+                None => plan.keep_dictionary_words(query, None),
+            }
+        }
         // One model call for the request, the terms for the bridge (those
-        // the glossary left, the compounds it took a word from) and the
-        // pieces of the katakana ones that may be read as words.
+        // the glossary and the dictionary left, the compounds the glossary
+        // took a word from) and the pieces of the katakana ones that may be
+        // read as words.
         let mut terms = plan.untranslated.clone();
         terms.extend(plan.compounds.iter().map(|(run, _)| run.clone()));
         let pieces = bridge::compound_pieces(&terms);

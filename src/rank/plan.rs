@@ -169,6 +169,8 @@ pub fn stem(word: &str) -> String {
 pub enum TranslationSource {
     /// The seed glossary (`assets/glossary/ja-en.tsv`).
     Glossary,
+    /// The general dictionary (JMdict; `rank/dictionary.rs`).
+    Dictionary,
     /// A katakana loanword whose reading matches a repository word.
     Reading,
     /// The nearest repository word by e5 cosine.
@@ -204,6 +206,10 @@ pub struct QueryPlan {
     /// word when it finds one (エクスポート → export, not ポート → port).
     #[serde(skip)]
     pub compounds: Vec<(String, String)>,
+    /// Byte spans of the NFKC-normalised request that a glossary or
+    /// dictionary term took ([`QueryPlan::read_dictionary`] reads the rest).
+    #[serde(skip)]
+    pub covered: Vec<(usize, usize)>,
     /// Framework chunk kinds the words point at.
     pub kind_hints: Vec<String>,
     /// Slots with the words that suggest them (heuristic; the session's
@@ -254,7 +260,7 @@ pub fn is_japanese(text: &str) -> bool {
 /// bridge: maximal katakana runs and kanji runs of two or more chars
 /// (a single kanji is mostly the stem of a verb whose ending is kana:
 /// 使う, 渡す). Hiragana is particles and endings and is left out.
-fn uncovered_runs(text: &str, covered: &[(usize, usize)]) -> Vec<(String, Script)> {
+pub(super) fn uncovered_runs(text: &str, covered: &[(usize, usize)]) -> Vec<(String, Script)> {
     let mut out: Vec<(String, Script)> = Vec::new();
     let mut cur = String::new();
     let mut cur_script = Script::Other;
@@ -409,6 +415,7 @@ pub fn plan(query: &str) -> QueryPlan {
         translated,
         untranslated,
         compounds,
+        covered,
         kind_hints: Vec::new(),
         slots: BTreeMap::new(),
         recommended_tools: Vec::new(),
@@ -436,7 +443,9 @@ fn keywords_of(words: impl Iterator<Item = String>) -> Vec<String> {
 fn rendered_words(t: &Translation) -> Vec<&str> {
     let take = match t.via {
         TranslationSource::Reading => t.words.len(),
-        TranslationSource::Glossary | TranslationSource::Embedding => 1,
+        TranslationSource::Glossary
+        | TranslationSource::Dictionary
+        | TranslationSource::Embedding => 1,
     };
     t.words.iter().take(take).map(|(w, _)| w.as_str()).collect()
 }
@@ -513,7 +522,7 @@ impl QueryPlan {
 
     /// Keywords (English words, then translations), kind hints, slots and
     /// recommended tools from the words found so far.
-    fn finish(&mut self, query: &str) {
+    pub(super) fn finish(&mut self, query: &str) {
         let translated_words = self
             .translated
             .iter()
