@@ -3,11 +3,12 @@ on tests/fixtures/laravel-app, a small Laravel 11 + Filament v3/v4 shop,
 through the real binary and the real e5 model."""
 
 import json
+import os
 import shutil
 
 import pytest
 
-from conftest import ROOT, edges, serve
+from conftest import ROOT, edges, model_env, serve
 
 pytestmark = pytest.mark.anyio
 
@@ -27,6 +28,30 @@ async def indexed(c):
     rep = (await c.call("sync_index"))["report"]
     # 31 files; lang/ja/messages.php is a translation, left out (l10n).
     assert rep["added"] == 30 and rep["skipped"] == 1, rep
+
+
+async def test_japanese_words_the_glossary_lacks_come_from_the_dictionary(tmp_path):
+    """単価 (unit price) is in no glossary line: the general dictionary
+    (JMdict, built by scripts/setup.sh: unit, price, cost) reads it,
+    keeping the words the fixture's paths and definitions use (price), which
+    join the request's keywords. Without the dictionary
+    (CODE_INTEL_DICTIONARY=none) the term is left to the bridge. The
+    dictionary is a test asset: it must be there."""
+    dictionary = os.environ.get("CODE_INTEL_DICTIONARY")
+    assert dictionary and os.path.getsize(dictionary) > 0, "no dictionary: run through scripts/test.sh"
+    repo = app_repo(tmp_path)
+    q = "注文明細の単価を税込みで表示したい"
+    async with serve(repo) as c:
+        await indexed(c)
+        r = await c.call("query", query=q, limit=5)
+        read = {t["term"]: t for t in r["plan"]["translated"]}
+        assert read["単価"]["via"] == "dictionary", read
+        assert [w for w, _ in read["単価"]["words"]] == ["price"], read["単価"]
+        assert read["注文"]["via"] == "glossary", "the glossary wins where it has a term"
+        assert "price" in r["plan"]["keywords"], r["plan"]["keywords"]
+    async with serve(repo, env=model_env(CODE_INTEL_DICTIONARY="none")) as c:
+        r = await c.call("query", query=q, limit=5)
+        assert "dictionary" not in {t["via"] for t in r["plan"]["translated"]}, r["plan"]["translated"]
 
 
 async def test_query_lands_on_framework_files(tmp_path):
