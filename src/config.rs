@@ -549,6 +549,15 @@ fn drop_chunk_level_weights(value: &mut serde_json::Value) -> bool {
     old
 }
 
+/// The general Japanese → English dictionary's file (`rank/dictionary.rs`):
+/// `CODE_INTEL_DICTIONARY`, else `<user cache>/dictionary/jmdict-ja-en.tsv`
+/// (what `scripts/setup.sh` writes). `CODE_INTEL_DICTIONARY=none` names no
+/// file: the benchmark's figures without the dictionary (bench/report.py).
+pub fn dictionary_path() -> PathBuf {
+    env_path("CODE_INTEL_DICTIONARY")
+        .unwrap_or_else(|| user_cache_dir().join("dictionary").join("jmdict-ja-en.tsv"))
+}
+
 /// `$XDG_CACHE_HOME/code-intel`, else `~/.cache/code-intel`, else a
 /// directory under the system temp dir. Never the current directory.
 pub fn user_cache_dir() -> PathBuf {

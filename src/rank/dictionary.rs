@@ -22,21 +22,9 @@ use super::plan::{
     QueryPlan, Script, Translation, TranslationSource, script, stem, uncovered_runs,
 };
 
-/// Where the dictionary is read from: `CODE_INTEL_DICTIONARY`, else
-/// `<user cache>/dictionary/jmdict-ja-en.tsv` (what `scripts/setup.sh`
-/// writes). `CODE_INTEL_DICTIONARY=none` names no file: the benchmark's
-/// figures without the dictionary (bench/report.py).
+/// Where the dictionary is read from ([`crate::config::dictionary_path`]).
 pub fn path() -> PathBuf {
-    std::env::var_os("CODE_INTEL_DICTIONARY")
-        .filter(|v| !v.is_empty())
-        .map_or_else(
-            || {
-                crate::config::user_cache_dir()
-                    .join("dictionary")
-                    .join("jmdict-ja-en.tsv")
-            },
-            PathBuf::from,
-        )
+    crate::config::dictionary_path()
 }
 
 /// Japanese term → English words, best first.

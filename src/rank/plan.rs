@@ -16,7 +16,10 @@ use crate::util::split_identifier;
 /// words, longest terms first (a term inside a longer matched one is
 /// skipped). With `CODE_INTEL_GLOSSARY=general` (read once) only the lines
 /// whose source column says `general` are loaded: the benchmark's figures
-/// without the lines a Japanese set may have asked for (bench/glossary.py).
+/// without the lines a Japanese set may have asked for (bench/glossary.py,
+/// bench/report.py). They stay in by default, dictionary or not: they hold
+/// software senses the general dictionary lacks (ログイン → authenticate,
+/// 検証 → validate; bench/README.md § Japanese bridge).
 pub fn glossary() -> &'static [(String, Vec<String>)] {
     static GLOSSARY: std::sync::OnceLock<Vec<(String, Vec<String>)>> = std::sync::OnceLock::new();
     GLOSSARY.get_or_init(|| {
