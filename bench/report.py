@@ -56,9 +56,11 @@ SWEBENCH = [("sympy", "dev", "2018-01-01"), ("sympy", "frozen", "2020-09-18")]
 
 
 # The agent benchmark's checkouts: --flag → (directory under --repos, the
-# commit they are pinned at; bench/README.md § Agent tasks).
+# commit they are pinned at; bench/README.md § Agent tasks). demo's is a
+# second clone: its index holds history up to 16a3100, which the change-set
+# snapshot of `demo` (2022) must not see (changeset.leaked_history).
 AGENT_REPOS = {
-    "demo": ("demo", "16a3100"),
+    "demo": ("demo-agent", "16a3100"),
     "laravel": ("framework", "fbb3f5344f"),
     "koel": ("koel", "b73c97ff9"),
 }
