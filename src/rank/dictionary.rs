@@ -1,16 +1,17 @@
 //! The general Japanese → English dictionary: JMdict (the Electronic
 //! Dictionary Research and Development Group; CC BY-SA 3.0, README §
-//! Licences), built into a TSV at install by `scripts/dictionary.py`
+//! License), built into a TSV at install by `scripts/dictionary.py`
 //! (`term<TAB>english words, best first`).
 //!
-//! The planner reads a request's Japanese words here first; the seed
-//! glossary (`assets/glossary/ja-en.tsv`) only holds software senses a
-//! general dictionary lacks or orders differently (一覧 → list, 権限 →
-//! permission), and wins where both have a term. What neither has goes to
-//! the bridge (reading and e5 cosine against the repository's words).
-//! A dictionary term lists every sense's words (表示 → display, indication,
-//! expression, …); the ranker keeps those the repository's vocabulary uses
-//! ([`QueryPlan::keep_dictionary_words`](super::plan::QueryPlan::keep_dictionary_words)).
+//! The planner reads a request with the seed glossary first
+//! (`assets/glossary/ja-en.tsv`: it wins where both have a term, its lines
+//! holding the software senses a general dictionary gives in their everyday
+//! sense: 権限 → permission, not power; 検証 → validate, not inspection);
+//! the dictionary reads the rest, and what neither has goes to the bridge
+//! (reading and e5 cosine against the repository's words). A dictionary
+//! term lists every sense's words (表示 → display, indication, expression,
+//! …); the ranker keeps those the repository's vocabulary uses
+//! ([`QueryPlan::keep_dictionary_words`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -92,10 +93,8 @@ impl Dictionary {
     pub fn find(&self, text: &str, covered: &[(usize, usize)]) -> Vec<((usize, usize), &[String])> {
         let chars: Vec<(usize, char)> = text.char_indices().collect();
         let at = |i: usize| chars.get(i).map_or(text.len(), |(b, _)| *b);
-        let free = |i: usize| {
-            let b = chars[i].0;
-            !covered.iter().any(|(x, y)| *x <= b && b < *y)
-        };
+        let taken = super::plan::covered_bytes(text, covered);
+        let free = |i: usize| !taken[chars[i].0];
         let katakana = |i: usize| {
             chars
                 .get(i)
@@ -125,19 +124,16 @@ impl Dictionary {
     }
 }
 
-/// Weight in the full-text query of a dictionary word the repository uses
-/// (below the glossary's main sense, 1.0: a general dictionary's word may
-/// be another sense than the request's).
+/// Weight in the full-text query of a dictionary term's main word (below
+/// the glossary's main sense, 1.0: a general dictionary's word may be
+/// another sense than the request's), of its other word (other senses as
+/// often as synonyms: 画面 → screen, image), and the words a term keeps
+/// ([`QueryPlan::keep_dictionary_words`]). Chosen on the development parts
+/// of the Japanese tickets against three words at 0.8 and two at 0.6 / 0.3
+/// (bench/README.md § Japanese bridge).
 const DICTIONARY_WEIGHT: f32 = 0.8;
-/// Weight of a dictionary term's other words: other senses as often as
-/// synonyms (画面 → screen, image).
 const DICTIONARY_WEIGHT_OTHER: f32 = 0.4;
-/// Words a dictionary term keeps: the first ones the repository's
-/// vocabulary uses ([`QueryPlan::keep_dictionary_words`]).
 const DICTIONARY_WORDS: usize = 2;
-/// Words a dictionary term keeps when no vocabulary is at hand (no
-/// embedder, or an index without `vocab`): its first ones.
-const DICTIONARY_WORDS_BLIND: usize = 2;
 
 impl QueryPlan {
     /// Reads the dictionary's terms in what the glossary left of the
@@ -172,10 +168,10 @@ impl QueryPlan {
     }
 
     /// Narrows each dictionary term's words to the first
-    /// [`DICTIONARY_WORDS`] that `known` accepts (the repository's
-    /// vocabulary: 一覧 → list, table rather than look, glance); a term left
-    /// with none goes to the bridge. With `known` `None` (no vocabulary at
-    /// hand) each keeps its first [`DICTIONARY_WORDS_BLIND`].
+    /// [`DICTIONARY_WORDS`] of distinct stems that `known` accepts (the
+    /// repository's vocabulary: 一覧 → list, table rather than look,
+    /// glance); a term left with none goes to the bridge. With `known`
+    /// `None` (no embedder, or an index without `vocab`) its first ones.
     pub fn keep_dictionary_words(&mut self, query: &str, known: Option<&dyn Fn(&str) -> bool>) {
         let mut unknown = Vec::new();
         for t in &mut self.translated {
@@ -193,11 +189,7 @@ impl QueryPlan {
                 }
                 keep
             });
-            t.words.truncate(if known.is_some() {
-                DICTIONARY_WORDS
-            } else {
-                DICTIONARY_WORDS_BLIND
-            });
+            t.words.truncate(DICTIONARY_WORDS);
             for (i, (_, weight)) in t.words.iter_mut().enumerate() {
                 *weight = if i == 0 {
                     DICTIONARY_WEIGHT
@@ -334,7 +326,7 @@ mod tests {
         assert!(p.keywords.iter().any(|k| k == "display"));
         let mut p = fresh();
         p.keep_dictionary_words("画面を表示", None);
-        assert_eq!(words(&p, "表示").len(), DICTIONARY_WORDS_BLIND);
+        assert_eq!(words(&p, "表示").len(), DICTIONARY_WORDS);
         assert_eq!(words(&p, "表示")[1].0, "indication", "one word a stem");
     }
 }
