@@ -1,6 +1,6 @@
 """Builds the general Japanese → English dictionary the query planner reads
 (src/rank/dictionary.rs) from JMdict, the Electronic Dictionary Research and
-Development Group's dictionary (CC BY-SA 3.0; README § Licences), as packaged
+Development Group's dictionary (CC BY-SA 3.0; README § License), as packaged
 on PyPI by `jamdict-data` (a SQLite build of JMdict 1.08, 2021-04-17).
 
     python3 scripts/dictionary.py OUT.tsv [--db jamdict.db[.xz]]
@@ -107,6 +107,14 @@ def build(db, out):
     return len(terms)
 
 
+def unxz(src, tmp):
+    """Decompresses an .xz stream or file into `tmp`/jamdict.db; its path."""
+    db = Path(tmp) / "jamdict.db"
+    with lzma.open(src) as x, open(db, "wb") as f:
+        shutil.copyfileobj(x, f)
+    return db
+
+
 def fetch(tmp, licence):
     """Downloads the package, writes its LICENSE.md (the EDRDG licence,
     which asks users of the files to ship it) to `licence`, and returns
@@ -118,11 +126,7 @@ def fetch(tmp, licence):
         notice = next(m for m in t.getmembers() if m.name.endswith("jamdict_data/LICENSE.md"))
         licence.write_bytes(t.extractfile(notice).read())
         member = next(m for m in t.getmembers() if m.name.endswith("jamdict.db.xz"))
-        src = t.extractfile(member)
-        db = Path(tmp) / "jamdict.db"
-        with lzma.open(src) as x, open(db, "wb") as f:
-            shutil.copyfileobj(x, f)
-    return db
+        return unxz(t.extractfile(member), tmp)
 
 
 def main():
@@ -136,10 +140,7 @@ def main():
         if db is None:
             db = fetch(tmp, a.out.with_name("JMdict-LICENSE.md"))
         elif db.suffix == ".xz":
-            plain = Path(tmp) / "jamdict.db"
-            with lzma.open(db) as x, open(plain, "wb") as f:
-                shutil.copyfileobj(x, f)
-            db = plain
+            db = unxz(db, tmp)
         partial = a.out.with_suffix(".partial")
         n = build(db, partial)
         partial.replace(a.out)

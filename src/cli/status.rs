@@ -32,6 +32,7 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
     let left_out = left_out(&state);
     let service = ServiceStatus::of(&config);
     let dictionary = crate::rank::dictionary::dictionary();
+    let dictionary_path = crate::config::dictionary_path();
     let v = serde_json::json!({
         "repo": repo.root(),
         "files_indexed": state.files.len(),
@@ -60,7 +61,7 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
             "running": service.running,
         },
         "dictionary": {
-            "path": crate::rank::dictionary::path(),
+            "path": &dictionary_path,
             "terms": dictionary.len(),
         },
         "onnx_runtime": match &runtime {
@@ -109,19 +110,18 @@ pub async fn status_cmd(repo: &Path, json: bool) -> Result<()> {
         "shared service not running (the first serve or index starts it)".to_string()
     };
     writeln!(out, "embedding:    {line}")?;
-    let path = crate::rank::dictionary::path();
     if dictionary.is_empty() {
         writeln!(
             out,
             "dictionary:   none at {} (Japanese words through the glossary and the bridge only; scripts/setup.sh builds it)",
-            path.display()
+            dictionary_path.display()
         )?;
     } else {
         writeln!(
             out,
             "dictionary:   JMdict, {} terms ({})",
             dictionary.len(),
-            path.display()
+            dictionary_path.display()
         )?;
     }
     Ok(())

@@ -14,7 +14,6 @@
 //! ([`QueryPlan::keep_dictionary_words`]).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use unicode_normalization::UnicodeNormalization;
@@ -22,11 +21,6 @@ use unicode_normalization::UnicodeNormalization;
 use super::plan::{
     QueryPlan, Script, Translation, TranslationSource, script, stem, uncovered_runs,
 };
-
-/// Where the dictionary is read from ([`crate::config::dictionary_path`]).
-pub fn path() -> PathBuf {
-    crate::config::dictionary_path()
-}
 
 /// Japanese term → English words, best first.
 #[derive(Default)]
@@ -36,16 +30,19 @@ pub struct Dictionary {
     longest: usize,
 }
 
-/// The machine's dictionary, read once; empty when the file is missing or
-/// unreadable (the planner then has the glossary and the bridge only;
-/// `code-intel status` says which).
+/// The machine's dictionary ([`crate::config::dictionary_path`]), read
+/// once; empty when the file is missing or unreadable (the planner then has
+/// the glossary and the bridge only; `code-intel status` says which).
 pub fn dictionary() -> &'static Dictionary {
     static DICTIONARY: OnceLock<Dictionary> = OnceLock::new();
-    DICTIONARY.get_or_init(|| match std::fs::read_to_string(path()) {
-        Ok(text) => Dictionary::parse(&text),
-        Err(e) => {
-            tracing::debug!("no dictionary at {}: {e}", path().display());
-            Dictionary::default()
+    DICTIONARY.get_or_init(|| {
+        let path = crate::config::dictionary_path();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Dictionary::parse(&text),
+            Err(e) => {
+                tracing::debug!("no dictionary at {}: {e}", path.display());
+                Dictionary::default()
+            }
         }
     })
 }
@@ -100,6 +97,8 @@ impl Dictionary {
                 .get(i)
                 .is_some_and(|(_, c)| script(*c) == Script::Katakana)
         };
+        // An all-katakana span with no katakana on either side.
+        let whole_run = |a: usize, b: usize| !(katakana(b) || a > 0 && katakana(a - 1));
         let mut out = Vec::new();
         let mut i = 0;
         while i < chars.len() {
@@ -108,8 +107,6 @@ impl Dictionary {
                     return None;
                 }
                 let words = self.get(&text[at(i)..at(i + n)])?;
-                // An all-katakana term with no katakana on either side.
-                let whole_run = |a: usize, b: usize| !(katakana(b) || a > 0 && katakana(a - 1));
                 ((i..i + n).any(|k| !katakana(k)) || whole_run(i, i + n)).then_some((n, words))
             });
             match found {
@@ -247,15 +244,16 @@ mod tests {
     /// (`CODE_INTEL_REQUIRE_ASSETS`), as the model is.
     #[test]
     fn the_installed_dictionary_reads_everyday_words() {
-        let Ok(text) = std::fs::read_to_string(path()) else {
+        let path = crate::config::dictionary_path();
+        let Ok(text) = std::fs::read_to_string(&path) else {
             assert!(
                 std::env::var_os("CODE_INTEL_REQUIRE_ASSETS").is_none(),
                 "no dictionary at {} although CODE_INTEL_REQUIRE_ASSETS is set: scripts/setup.sh builds it",
-                path().display()
+                path.display()
             );
             return eprintln!(
                 "no dictionary at {}: run through scripts/test.sh",
-                path().display()
+                path.display()
             );
         };
         let d = Dictionary::parse(&text);

@@ -273,17 +273,18 @@ impl Ranker {
         // The general dictionary reads what the glossary left; its terms
         // keep the words the repository uses, and one left with none joins
         // the bridge's terms.
+        // The vocabulary is loaded at most once, for this and the bridge.
         plan.read_dictionary(query, dictionary::dictionary());
+        let mut vocab = None;
         if plan
             .translated
             .iter()
             .any(|t| t.via == plan::TranslationSource::Dictionary)
         {
-            let vocab = match embedder {
-                Some(_) => Some(self.vocabulary(store).await?),
-                None => None,
-            };
-            match vocab.filter(|v| !v.is_empty()) {
+            if embedder.is_some() {
+                vocab = Some(self.vocabulary(store).await?);
+            }
+            match vocab.as_ref().filter(|v| !v.is_empty()) {
                 Some(v) => plan.keep_dictionary_words(query, Some(&|w: &str| v.knows(w))),
                 None => plan.keep_dictionary_words(query, None),
             }
@@ -312,7 +313,10 @@ impl Ranker {
         let mut rendering = early_rendering.and_then(|_| vectors.pop());
         let own = (!vectors.is_empty()).then(|| vectors.remove(0));
         if let (Some(emb), true) = (embedder, own.is_some() && !terms.is_empty()) {
-            let vocab = self.vocabulary(store).await?;
+            let vocab = match vocab {
+                Some(v) => v,
+                None => self.vocabulary(store).await?,
+            };
             let piece_vectors: HashMap<String, Vec<f32>> = pieces
                 .into_iter()
                 .zip(vectors.split_off(terms.len()))
