@@ -426,6 +426,7 @@ impl Shared {
             read: reply.shown.read_files(),
             read_lines: reply.shown.spans(),
             total: reply.shown.total,
+            uses: reply.shown.uses,
             at: crate::util::now_secs(),
             phase: session::Phase::Exploration,
         };

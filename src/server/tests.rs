@@ -358,8 +358,21 @@ async fn a_gated_call_reads_and_writes_the_session_once() {
         .gated(p.call(), s.find_references_reply(p))
         .await
         .unwrap();
-    let uses = refs.structured_content.unwrap()["total"].as_u64().unwrap() as usize;
-    assert!(uses >= 1);
+    let body = refs.structured_content.unwrap();
+    let uses = body["total"].as_u64().unwrap() as usize;
+    // The call `$order->total()`, and the comment "The order total": a
+    // line that holds the name, which risk does not count as a use.
+    let kinds: Vec<&str> = body["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.len(), uses, "{body}");
+    assert!(
+        kinds.contains(&"text") && kinds.iter().any(|k| *k != "text"),
+        "{body}"
+    );
     let last = s.shared.sessions.io();
     assert_eq!(
         (last.reads - after.reads, last.writes - after.writes),
@@ -379,6 +392,8 @@ async fn a_gated_call_reads_and_writes_the_session_once() {
         [("app/Models/Order.php", 1, 9)]
     );
     assert_eq!(session.reference_checks.get("total"), Some(&uses));
+    let parsed = kinds.iter().filter(|k| **k != "text").count();
+    assert_eq!(session.reference_uses.get("total"), Some(&parsed));
     assert_eq!(session.evidence[1].phase, session.phase);
 
     // No use resolves to `OrderService` (`$order->total()` is typed `Order`),

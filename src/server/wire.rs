@@ -63,6 +63,9 @@ pub(crate) struct Shown {
     /// The result's total count, when it has one (find_references: uses
     /// found, which the session keeps as the reference check).
     pub total: Option<usize>,
+    /// find_references: of `total`, the uses the parsed code names as a
+    /// reference (`ReferenceList::parsed`), which risk counts.
+    pub uses: Option<usize>,
 }
 
 impl Shown {

@@ -59,15 +59,23 @@ pub const HIGH_REFERENCES: usize = 50;
 
 /// Risk of a change to `files` (repo-relative, edited or created) naming
 /// `symbols` (as submitted) and changing `changed` (its entry points), with
-/// `references` = symbol as given to `find_references` → uses it found.
-/// Sensitive words count on every named symbol; uses count only for the
-/// changed ones (a class the change calls 27 times is read, not changed).
-/// Returns the level and one reason per rule that fired (empty for LOW).
+/// `references` = symbol as given to `find_references` → uses it found and
+/// `parsed` = the same → of those, the uses the parsed code names as a
+/// reference (a call, an import, a route action; not a line holding the
+/// name in a string or URL: in an agent trial a bare `follow` matched 10
+/// lines of a RealWorld app, half of them `…/follow` URLs and route names;
+/// bench/README.md § Honest agent trial). `parsed` counts where it
+/// has the symbol; `references` where it does not (sessions saved before
+/// it was kept). Sensitive words count on every named symbol; uses count
+/// only for the changed ones (a class the change calls 27 times is read,
+/// not changed). Returns the level and one reason per rule that fired
+/// (empty for LOW).
 pub fn touch_risk(
     files: &[String],
     symbols: &[String],
     changed: &[String],
     references: &BTreeMap<String, usize>,
+    parsed: &BTreeMap<String, usize>,
 ) -> (Risk, Vec<String>) {
     let mut high = Vec::new();
     let mut medium = Vec::new();
@@ -85,7 +93,9 @@ pub fn touch_risk(
         }
     }
     for s in changed {
-        match super::requirements::uses_found(references, s) {
+        let uses = super::requirements::uses_found(parsed, s)
+            .or_else(|| super::requirements::uses_found(references, s));
+        match uses {
             Some(n) if n >= HIGH_REFERENCES => {
                 high.push(format!("`{s}` has {n} uses (≥ {HIGH_REFERENCES})"))
             }
@@ -142,7 +152,7 @@ mod tests {
         let files: Vec<String> = files.iter().map(|s| (*s).to_string()).collect();
         let symbols: Vec<String> = symbols.iter().map(|s| (*s).to_string()).collect();
         let refs = refs.iter().map(|(s, n)| ((*s).to_string(), *n)).collect();
-        touch_risk(&files, &symbols, &symbols, &refs).0
+        touch_risk(&files, &symbols, &symbols, &refs, &BTreeMap::new()).0
     }
 
     #[test]
@@ -215,6 +225,7 @@ mod tests {
             &s(&["Tag::all", "TagController::index"]),
             &s(&["TagController::index"]),
             &refs,
+            &BTreeMap::new(),
         );
         assert_eq!((r, why.len()), (Risk::Low, 0), "{why:?}");
         let (r, _) = touch_risk(
@@ -222,14 +233,50 @@ mod tests {
             &s(&["Tag::all"]),
             &s(&["Tag::all"]),
             &refs,
+            &BTreeMap::new(),
         );
         assert_eq!(r, Risk::Medium);
-        let (_, why) = touch_risk(&s(&["config/app.php"]), &[], &[], &BTreeMap::new());
+        let (_, why) = touch_risk(
+            &s(&["config/app.php"]),
+            &[],
+            &[],
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        );
         assert_eq!(
             why,
             vec!["`config/app.php` is configuration (path segment config/)"]
         );
-        let (r, why) = touch_risk(&s(&["docs/examples/app.json"]), &[], &[], &BTreeMap::new());
+        let (r, why) = touch_risk(
+            &s(&["docs/examples/app.json"]),
+            &[],
+            &[],
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        );
         assert_eq!((r, why.len()), (Risk::Low, 0), "{why:?}");
+    }
+
+    /// A bare name matched in URLs and route names is not used that often:
+    /// the uses the parsed code names count, where the check recorded them.
+    #[test]
+    fn uses_in_code_count_rather_than_every_line_holding_the_name() {
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
+        let lines: BTreeMap<String, usize> = [("follow".to_string(), 10)].into();
+        let parsed: BTreeMap<String, usize> = [("follow".to_string(), 2)].into();
+        let touch = |parsed: &BTreeMap<String, usize>| {
+            touch_risk(
+                &s(&["app/Http/Controllers/Api/ProfileController.php"]),
+                &s(&["ProfileController::follow"]),
+                &s(&["ProfileController::follow"]),
+                &lines,
+                parsed,
+            )
+        };
+        assert_eq!(touch(&parsed).0, Risk::Low);
+        // A session saved before the parsed count: every line counts.
+        let (r, why) = touch(&BTreeMap::new());
+        assert_eq!(r, Risk::Medium);
+        assert_eq!(why, vec!["`ProfileController::follow` has 10 uses (≥ 10)"]);
     }
 }

@@ -70,6 +70,14 @@ pub struct ReferenceList {
     pub references: Vec<Reference>,
     /// Uses found (resolved ones when a class was given).
     pub total: usize,
+    /// Of `total`, the uses the parsed code names as a reference (kind other
+    /// than `text`: a call, an import, a route action, a request, a
+    /// component tag); a `text` use is a line that holds the name in a
+    /// string, a URL or a comment (`'profiles/{username}/follow'` for
+    /// `follow`). Risk counts these (`session::risk`); not in the reply.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub parsed: usize,
     pub truncated: bool,
     /// Bare-name matches that did not resolve to the given class (left out).
     pub unresolved: usize,
@@ -126,6 +134,7 @@ pub fn add_uses(
             continue;
         };
         list.total += 1;
+        list.parsed += 1;
         list.uncertain.clear();
         if list.references.len() >= max {
             list.truncated = true;
@@ -344,6 +353,7 @@ pub fn find(
         }
     }
     let total = refs.len();
+    let parsed = refs.iter().filter(|r| r.kind != "text").count();
     refs.truncate(max);
     if total > 0 {
         uncertain.clear();
@@ -352,6 +362,7 @@ pub fn find(
         truncated: total > refs.len(),
         references: refs,
         total,
+        parsed,
         unresolved,
         uncertain,
     })

@@ -385,6 +385,7 @@ impl CodeIntel {
         ));
         let mut seen = Shown {
             total: (!uncertain).then_some(list.total),
+            uses: (!uncertain).then_some(list.parsed),
             ..Shown::default()
         };
         for r in list.references.iter().chain(&list.uncertain) {

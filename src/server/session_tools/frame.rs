@@ -49,6 +49,7 @@ impl CodeIntel {
                 read: o.read.clone(),
                 read_lines: o.read_lines.clone(),
                 total: None,
+                uses: None,
                 at: o.at,
                 phase: s.phase,
             };

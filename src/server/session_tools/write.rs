@@ -101,6 +101,7 @@ impl CodeIntel {
             read: rels.clone(),
             read_lines: shown.spans(),
             total: None,
+            uses: None,
             at: now_secs(),
             phase: session::Phase::Exploration,
         };

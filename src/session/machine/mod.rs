@@ -154,6 +154,9 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
                     (evidence.params.symbol.as_deref(), evidence.total)
             {
                 s.reference_checks.insert(sym.trim().to_string(), total);
+                if let Some(uses) = evidence.uses {
+                    s.reference_uses.insert(sym.trim().to_string(), uses);
+                }
             }
             if evidence.tool == Tool::SearchText
                 && evidence.params.path.as_deref().unwrap_or("").is_empty()
@@ -252,7 +255,7 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
 /// back to EXPLORATION to meet the new requirements with the files listed
 /// (docs/sessions.md § Gate).
 fn widen_scope(s: &mut Session, added: Vec<String>) -> String {
-    let (risk, why) = super::risk::touch_risk(&added, &[], &[], &BTreeMap::new());
+    let (risk, why) = super::risk::touch_risk(&added, &[], &[], &BTreeMap::new(), &BTreeMap::new());
     if risk > s.risk {
         s.raise_risk(risk, why.clone());
         s.phase = Phase::Exploration;
@@ -328,6 +331,7 @@ fn understanding_submitted(
         &u.symbols_identified,
         &u.entry_points,
         &s.reference_checks,
+        &s.reference_uses,
     );
     s.raise_risk(risk, why);
     let a = assessment(s, &u, facts);

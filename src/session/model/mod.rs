@@ -354,6 +354,10 @@ pub struct Evidence {
     /// The result's `total` (find_references: uses found), when it has one.
     #[serde(default)]
     pub total: Option<usize>,
+    /// find_references: of `total`, the uses the parsed code names as a
+    /// reference (not a `text` line: a string, a URL, a comment).
+    #[serde(default)]
+    pub uses: Option<usize>,
     /// Unix seconds.
     pub at: u64,
     /// The phase the call was made in (stamped by [`super::transition`]).
@@ -443,6 +447,12 @@ pub struct Session {
     /// Symbol as given to find_references → uses it found.
     #[serde(default)]
     pub reference_checks: BTreeMap<String, usize>,
+    /// Symbol as given to find_references → of those uses, the ones the
+    /// parsed code names as a reference (`Evidence::uses`): what risk
+    /// counts (`risk::touch_risk`). Sessions saved before it have none, and
+    /// risk then counts `reference_checks`.
+    #[serde(default)]
+    pub reference_uses: BTreeMap<String, usize>,
     /// Identifier searched with `search_text` over the whole repository →
     /// the files its shown matches are in (uses seen by name;
     /// `requirements::text_uses`).
@@ -556,6 +566,7 @@ impl Session {
             grey_zone: false,
             requirements: Requirements::of(intent, risk),
             reference_checks: BTreeMap::new(),
+            reference_uses: BTreeMap::new(),
             text_checks: BTreeMap::new(),
             risk_reasons: Vec::new(),
             evidence: Vec::new(),
