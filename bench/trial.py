@@ -75,27 +75,43 @@ async def tools(repo):
     await session(repo, body)
 
 
-def count(logs):
-    rows, totals, to_ready, tokens, workflow = [], [], [], [], 0
+def figures(logs):
+    """Per task (one log each) the calls, the calls from `start_session` to
+    the READY `submit_*` (both counted; None when it never got there), the
+    workflow calls and the reply text in tokens (characters / 4); and over
+    the tasks the medians, READY reached and the workflow share of all
+    calls. What `count` prints and bench/report.py's trial table shows."""
+    tasks = []
     for log in logs:
         calls = [json.loads(line) for line in open(log)]
         names = [c["tool"] for c in calls]
         start = names.index("start_session") if "start_session" in names else 0
         ready = next((i for i in range(len(calls) - 1, -1, -1)
                       if names[i].startswith("submit_") and "READY" in calls[i].get("head", "")), None)
-        chars = sum(c["chars"] for c in calls)
-        wf = sum(n in WORKFLOW for n in names)
-        workflow += wf
-        totals.append(len(calls))
-        tokens.append(chars // 4)
-        if ready is not None:
-            to_ready.append(ready - start + 1)
-        rows.append(f"{Path(log).stem:12} calls {len(calls):3}  start_session→READY "
-                    f"{'-' if ready is None else ready - start + 1:>3}  workflow {wf:2}  text ≈{chars // 4:6} tokens")
-    print("\n".join(rows))
-    print(f"median: calls {statistics.median(totals)}, start_session→READY "
-          f"{statistics.median(to_ready) if to_ready else '-'} ({len(to_ready)}/{len(logs)} reached), "
-          f"workflow {workflow / max(1, sum(totals)):.0%} of calls, text ≈{statistics.median(tokens):.0f} tokens")
+        tasks.append({"task": Path(log).stem, "calls": len(calls),
+                      "to_ready": None if ready is None else ready - start + 1,
+                      "workflow": sum(n in WORKFLOW for n in names),
+                      "tokens": sum(c["chars"] for c in calls) // 4})
+    reached = [t["to_ready"] for t in tasks if t["to_ready"] is not None]
+    return {
+        "tasks": tasks,
+        "calls_median": statistics.median(t["calls"] for t in tasks),
+        "to_ready_median": statistics.median(reached) if reached else None,
+        "reached": len(reached),
+        "workflow_share": sum(t["workflow"] for t in tasks) / max(1, sum(t["calls"] for t in tasks)),
+        "tokens_median": statistics.median(t["tokens"] for t in tasks),
+    }
+
+
+def count(logs):
+    f = figures(logs)
+    for t in f["tasks"]:
+        print(f"{t['task']:12} calls {t['calls']:3}  start_session→READY "
+              f"{'-' if t['to_ready'] is None else t['to_ready']:>3}  workflow {t['workflow']:2}  "
+              f"text ≈{t['tokens']:6} tokens")
+    print(f"median: calls {f['calls_median']}, start_session→READY "
+          f"{'-' if f['to_ready_median'] is None else f['to_ready_median']} ({f['reached']}/{len(logs)} reached), "
+          f"workflow {f['workflow_share']:.0%} of calls, text ≈{f['tokens_median']:.0f} tokens")
 
 
 def main():

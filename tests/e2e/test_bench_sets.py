@@ -56,3 +56,16 @@ def test_generated_tables_match_their_result_files():
         (report.RESULTS / f"{name}.json").read_text())
     assert report.table_changeset() != before
     assert "changeset" in report.differences()
+
+
+def test_the_trial_table_is_counted_from_its_committed_logs():
+    """bench/results/trial.json is what the arms' committed logs count to
+    (bench/trial.py's `figures`), so the honest-trial table cannot drift
+    from the calls the helper sessions made."""
+    spec = importlib.util.spec_from_file_location("report", ROOT / "bench" / "report.py")
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    counted = report.collect_trial()
+    assert [r["logs"] for r in counted] == [d for d, _, _ in report.TRIAL_ARMS]
+    assert all(len(r["tasks"]) == 4 and r["reached"] == 4 for r in counted)
+    assert counted == report.load("trial")["rows"]
