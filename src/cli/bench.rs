@@ -57,6 +57,7 @@ pub async fn rank_features_cmd(repo: &Path, limit: usize) -> Result<()> {
         let req = crate::rank::QueryRequest {
             query,
             limit,
+            fill_to: 0,
             chunks_per_file: 1,
             scope: crate::store::Scope::default(),
             not_embedded: config.index_exclude_classes.clone(),

@@ -83,9 +83,10 @@ pub enum Command {
         query: String,
         #[arg(long, default_value = ".")]
         repo: PathBuf,
-        /// Files to rank (1-50).
-        #[arg(short = 'n', long, default_value_t = 10)]
-        limit: usize,
+        /// Files to rank (1-50; default 10, then more while the reply shows
+        /// fewer than 20 with "also check", as the tool does).
+        #[arg(short = 'n', long)]
+        limit: Option<usize>,
         /// Best chunks per file (1-5).
         #[arg(long, default_value_t = 2)]
         chunks_per_file: usize,

@@ -72,7 +72,8 @@ pub async fn search_cmd(
 
 /// How much `code-intel query` shows (the `query` tool's arguments).
 pub struct QueryArgs {
-    pub limit: usize,
+    /// `None`: the tool's default (`rank::limits`).
+    pub limit: Option<usize>,
     pub chunks_per_file: usize,
     pub max_tokens: usize,
 }
@@ -84,8 +85,9 @@ pub async fn query_cmd(repo: &Path, query: &str, args: QueryArgs, json: bool) ->
         !query.trim().is_empty(),
         "the query is empty: describe what you want to change or find"
     );
+    let (limit, fill_to) = crate::rank::limits(args.limit);
     anyhow::ensure!(
-        (1..=50).contains(&args.limit) && (1..=5).contains(&args.chunks_per_file),
+        (1..=50).contains(&limit) && (1..=5).contains(&args.chunks_per_file),
         "--limit must be 1-50 and --chunks-per-file 1-5"
     );
     let (repo, config) = open(repo)?;
@@ -94,7 +96,8 @@ pub async fn query_cmd(repo: &Path, query: &str, args: QueryArgs, json: bool) ->
     let graph = index::CodeGraph::load(&repo);
     let req = crate::rank::QueryRequest {
         query: query.to_string(),
-        limit: args.limit,
+        limit,
+        fill_to,
         chunks_per_file: args.chunks_per_file,
         scope: crate::store::Scope::default(),
         not_embedded: config.index_exclude_classes.clone(),

@@ -70,12 +70,42 @@ pub enum RankError {
     Worker(String),
 }
 
+/// Files a default `query` reply shows, ranked and "also check" together
+/// (tests apart): ranked files past the default `limit` of 10 fill the
+/// slots "also check" leaves. Twenty is the reply size
+/// the change-set benchmark holds replies to (bench/README.md § Change
+/// sets). Replayed over its rows (build 938414c; the reply showed 15–18
+/// files), filling to 20 found every file of a multi-file change more often
+/// on the development parts (koel 0.273 → 0.295, BookStack 0.153 → 0.169,
+/// filamentphp/demo 0.852 → 0.926; Japanese demo 0.400 → 0.500) and on the
+/// frozen parts (koel 0.318 → 0.364, BookStack 0.296 → 0.407, Japanese
+/// BookStack 0.286 → 0.357; demo unchanged); filling to 18 found less.
+pub const REPLY_FILES: usize = 20;
+
+/// Files a `query` ranks when the caller gives no `limit`.
+pub const QUERY_LIMIT: usize = 10;
+
+/// `(limit, fill_to)` of a [`QueryRequest`] for the `limit` a caller gave:
+/// that many files exactly, or with none [`QUERY_LIMIT`] filled to
+/// [`REPLY_FILES`].
+pub fn limits(limit: Option<usize>) -> (usize, usize) {
+    match limit {
+        Some(n) => (n, 0),
+        None => (QUERY_LIMIT, REPLY_FILES),
+    }
+}
+
 /// One `query` call.
 #[derive(Debug, Clone)]
 pub struct QueryRequest {
     pub query: String,
-    /// Files returned at most.
+    /// Files returned at most before [`QueryRequest::fill_to`] adds more.
     pub limit: usize,
+    /// With a value, ranked files past `limit` are added while the files
+    /// and "also check" together are fewer (a file "also check" lists is
+    /// not added twice): [`REPLY_FILES`] when the caller gave no `limit`,
+    /// 0 (`limit` files exactly) when it did.
+    pub fill_to: usize,
     /// Best chunks returned per file.
     pub chunks_per_file: usize,
     pub scope: Scope,
@@ -160,7 +190,7 @@ pub struct Timings {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct QueryAnswer {
     pub plan: QueryPlan,
-    /// At most the request's `limit`, best first.
+    /// The request's `limit` best first, and more as its `fill_to` allows.
     pub files: Vec<RankedFile>,
     /// What the change likely needs besides `files`: code-graph neighbours
     /// and co-change partners of the best files, counterparts and files
@@ -458,17 +488,21 @@ impl Ranker {
         if !slots_for_tests {
             ranked.retain(|f| f.class != FileClass::Test);
         }
-        ranked.truncate(req.limit);
+        let rest = ranked.split_off(req.limit.min(ranked.len()));
         let (also_check, tests) = match (graph, &related) {
             (Some(g), Some(r)) => {
                 let mut also = partners::also_check(g, r, &ranked);
                 if !slots_for_tests {
                     also.retain(|f| f.class != FileClass::Test);
                 }
+                fill(&mut ranked, rest, &also, req.fill_to);
                 let tests = partners::tests(g, &ranked, &also);
                 (also, tests)
             }
-            _ => (Vec::new(), Vec::new()),
+            _ => {
+                fill(&mut ranked, rest, &[], req.fill_to);
+                (Vec::new(), Vec::new())
+            }
         };
         let fuse_ms = t.elapsed().as_secs_f64() * 1000.0;
         Ok(QueryAnswer {
@@ -485,6 +519,20 @@ impl Ranker {
             },
             candidates,
         })
+    }
+}
+
+/// Adds the next of `rest` (ranked files past the limit, best first) to
+/// `ranked` while `ranked` and `also` together hold fewer than `fill_to`
+/// files, skipping the files `also` lists.
+fn fill(ranked: &mut Vec<RankedFile>, rest: Vec<RankedFile>, also: &[Related], fill_to: usize) {
+    for f in rest {
+        if ranked.len() + also.len() >= fill_to {
+            break;
+        }
+        if !also.iter().any(|a| a.file == f.file) {
+            ranked.push(f);
+        }
     }
 }
 
@@ -541,4 +589,59 @@ pub fn text_query(plan: &QueryPlan) -> Bm25Query {
         }
     }
     Bm25Query { groups }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str) -> RankedFile {
+        RankedFile {
+            file: name.into(),
+            class: FileClass::Source,
+            score: 0.0,
+            why: Why {
+                features: Features::default(),
+                cosine: 0.0,
+                class_prior: 0.0,
+                class_reason: String::new(),
+            },
+            chunks: Vec::new(),
+        }
+    }
+
+    fn also(name: &str) -> Related {
+        Related {
+            file: name.into(),
+            class: FileClass::Source,
+            score: 1.0,
+            edge_score: 1.0,
+            edges: Vec::new(),
+            cochange: None,
+            cochange_commits: None,
+        }
+    }
+
+    fn names(files: &[RankedFile]) -> Vec<&str> {
+        files.iter().map(|f| f.file.as_str()).collect()
+    }
+
+    /// Ranked files past the limit fill what "also check" leaves of the
+    /// reply, in rank order, never repeating a file "also check" lists; a
+    /// caller's own limit (fill_to 0) gets that many files exactly.
+    #[test]
+    fn ranked_files_fill_the_slots_also_check_leaves() {
+        let rest = || vec![file("d"), file("e"), file("f"), file("g")];
+        let mut ranked = vec![file("a"), file("b")];
+        fill(&mut ranked, rest(), &[also("x"), also("e")], 5);
+        assert_eq!(names(&ranked), ["a", "b", "d"]);
+        let mut ranked = vec![file("a"), file("b")];
+        fill(&mut ranked, rest(), &[also("e")], 5);
+        assert_eq!(names(&ranked), ["a", "b", "d", "f"]);
+        let mut ranked = vec![file("a"), file("b")];
+        fill(&mut ranked, rest(), &[], 0);
+        assert_eq!(names(&ranked), ["a", "b"]);
+        assert_eq!(limits(None), (QUERY_LIMIT, REPLY_FILES));
+        assert_eq!(limits(Some(3)), (3, 0));
+    }
 }

@@ -128,9 +128,10 @@ pub struct SyncIndexParams {
 pub struct QueryParams {
     /// The request, Japanese or English, e.g. 「商品のフォームに在庫数フィールドを追加」.
     pub query: String,
-    /// Files, 1-50. Default 10.
-    #[serde(default = "default_limit")]
-    pub limit: usize,
+    /// Files, 1-50. Default 10, then more ranked files while the reply
+    /// shows fewer than 20 with `also_check`.
+    #[serde(default)]
+    pub limit: Option<usize>,
     /// Chunks per file, 1-5. Default 2.
     #[serde(default = "default_chunks_per_file")]
     pub chunks_per_file: usize,
@@ -279,7 +280,8 @@ impl CodeIntel {
                 "query is empty: describe what you want to change or find",
             ));
         }
-        if !(1..=50).contains(&p.limit) || !(1..=5).contains(&p.chunks_per_file) {
+        let (limit, fill_to) = rank::limits(p.limit);
+        if !(1..=50).contains(&limit) || !(1..=5).contains(&p.chunks_per_file) {
             return Err(ToolError::invalid(
                 "limit must be 1-50 and chunks_per_file 1-5",
             ));
@@ -302,7 +304,8 @@ impl CodeIntel {
         };
         let req = rank::QueryRequest {
             query: p.query.clone(),
-            limit: p.limit,
+            limit,
+            fill_to,
             chunks_per_file: p.chunks_per_file,
             scope,
             not_embedded: shared.config.index_exclude_classes.clone(),
