@@ -85,6 +85,7 @@ TRIAL_ARMS = [
      "+ the value check warns, uncertain references, component uses, interactive embedding first"),
     ("trial-2026-11-28/risk", "938414c",
      "+ risk counts the uses the parsed code names, not every line holding a bare name"),
+    ("trial-2026-11-28/fill", "2f0a239", "+ a default `query` reply fills to 20 files"),
 ]
 
 

@@ -128,8 +128,7 @@ pub struct SyncIndexParams {
 pub struct QueryParams {
     /// The request, Japanese or English, e.g. 「商品のフォームに在庫数フィールドを追加」.
     pub query: String,
-    /// Files, 1-50. Default 10, then more ranked files while the reply
-    /// shows fewer than 20 with `also_check`.
+    /// Files, 1-50. Default 10, then more while `also_check` leaves room (20 shown).
     #[serde(default)]
     pub limit: Option<usize>,
     /// Chunks per file, 1-5. Default 2.

@@ -107,16 +107,31 @@ pub fn unqualified(symbol: &str) -> &str {
         .trim()
 }
 
+/// `Ns\Class::member`, `Class::member`, `Class@member`, `Class.member` →
+/// `(Some("Class"), "member")`; a name with no member part → `(None, name)`.
+fn short_form(symbol: &str) -> (Option<&str>, &str) {
+    let class = qualifier(symbol).map(|c| c.rsplit('\\').next().unwrap_or(c).trim());
+    (class, unqualified(symbol))
+}
+
 /// Uses `find_references` found for `symbol` in this session: the most any
-/// check of the same symbol, of its bare name (which counts every use by
-/// name) or — for a bare name — of a qualified form of it found; `None` when
-/// none was checked.
+/// check of the same symbol found — spelt with or without its namespace
+/// (`ProfileController::follow` stands for
+/// `App\Http\Controllers\Api\ProfileController::follow`: an agent in a
+/// trial checked the one and named the other; bench/README.md § Honest
+/// agent trial) —, of its bare name (which counts every use by name) or —
+/// for a bare name — of a qualified form of it; `None` when none was
+/// checked.
 pub fn uses_found(checks: &BTreeMap<String, usize>, symbol: &str) -> Option<usize> {
     let bare = unqualified(symbol);
+    let short = short_form(symbol);
     checks
         .iter()
         .filter(|(k, _)| {
-            k.as_str() == symbol || k.as_str() == bare || (bare == symbol && unqualified(k) == bare)
+            k.as_str() == symbol
+                || k.as_str() == bare
+                || (bare == symbol && unqualified(k) == bare)
+                || (short.0.is_some() && short_form(k) == short)
         })
         .map(|(_, n)| *n)
         .max()
@@ -373,5 +388,29 @@ fn entry_points_gap(
         })
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A check of `Class::member` counts for the same member named with
+    /// its namespace, and the other way round; another class's member of
+    /// the same name does not.
+    #[test]
+    fn a_check_counts_for_the_symbol_with_or_without_its_namespace() {
+        let checks: BTreeMap<String, usize> = [("ProfileController::follow".to_string(), 3)].into();
+        let fq = "App\\Http\\Controllers\\Api\\ProfileController::follow";
+        assert_eq!(uses_found(&checks, fq), Some(3));
+        assert_eq!(uses_found(&checks, "ProfileController@follow"), Some(3));
+        assert_eq!(uses_found(&checks, "UserController::follow"), None);
+        let checks: BTreeMap<String, usize> = [(fq.to_string(), 2)].into();
+        assert_eq!(uses_found(&checks, "ProfileController::follow"), Some(2));
+        assert_eq!(uses_found(&checks, "follow"), Some(2));
+        assert_eq!(
+            uses_found(&checks, "App\\Http\\Controllers\\Api\\ProfileController"),
+            None
+        );
     }
 }
