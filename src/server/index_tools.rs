@@ -128,7 +128,7 @@ pub struct SyncIndexParams {
 pub struct QueryParams {
     /// The request, Japanese or English, e.g. 「商品のフォームに在庫数フィールドを追加」.
     pub query: String,
-    /// Files, 1-50. Default 10, then more while `also_check` leaves room (20 shown).
+    /// Files, 1-50. Default 10, up to 20 with also_check.
     #[serde(default)]
     pub limit: Option<usize>,
     /// Chunks per file, 1-5. Default 2.
@@ -349,7 +349,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Call first: the files a request most likely touches, best first (BM25 + e5 + names + framework facts, fitted), with class, why, and the best chunks' code and framework facts. Japanese or English.
+    /// Call first: the files a request most likely touches, best first (BM25 + e5 + names + framework facts, fitted), with class, why, and the best chunks' code and framework facts.
     #[tool(annotations(
         title = "Query (plan + hybrid search)",
         read_only_hint = true,

@@ -152,11 +152,23 @@ impl QueryResult {
 
     /// Keeps what the text shows ([`query_text`]): the files listed; of a
     /// file shown in one line, its best chunk's place (no code, facts or
-    /// signature); of a full file, the lines of code shown.
+    /// signature), and past the tenth only the file, its class and score;
+    /// of a full file, the lines of code shown.
     fn keep_shown(&mut self, kept: &QueryShown) {
         self.files.truncate(kept.files);
         self.files_shown = self.files.len() + self.also_check.len();
         for (i, f) in self.files.iter_mut().enumerate() {
+            // Past the tenth the text gives no reasons (`compact_line`),
+            // and the structured reply neither reasons nor chunks: the
+            // files that fill a default reply stay cheap in both (the
+            // structured reply within 2.5 times the text's tokens,
+            // tests/e2e/test_gate.py).
+            if i >= crate::rank::QUERY_LIMIT {
+                f.why.features = crate::rank::Features::default();
+                f.why.class_reason.clear();
+                f.chunks.clear();
+                continue;
+            }
             if i >= kept.full {
                 f.chunks.truncate(1);
                 for c in &mut f.chunks {
