@@ -492,21 +492,17 @@ impl Ranker {
             ranked.retain(|f| f.class != FileClass::Test);
         }
         let rest = ranked.split_off(req.limit.min(ranked.len()));
-        let (also_check, tests) = match (graph, &related) {
-            (Some(g), Some(r)) => {
-                let mut also = partners::also_check(g, r, &ranked);
-                if !slots_for_tests {
-                    also.retain(|f| f.class != FileClass::Test);
-                }
-                fill(&mut ranked, rest, &also, req.fill_to);
-                let tests = partners::tests(g, &ranked, &also);
-                (also, tests)
-            }
-            _ => {
-                fill(&mut ranked, rest, &[], req.fill_to);
-                (Vec::new(), Vec::new())
-            }
+        let mut also_check = match (graph, &related) {
+            (Some(g), Some(r)) => partners::also_check(g, r, &ranked),
+            _ => Vec::new(),
         };
+        if !slots_for_tests {
+            also_check.retain(|f| f.class != FileClass::Test);
+        }
+        fill(&mut ranked, rest, &also_check, req.fill_to);
+        let tests = graph
+            .map(|g| partners::tests(g, &ranked, &also_check))
+            .unwrap_or_default();
         let fuse_ms = t.elapsed().as_secs_f64() * 1000.0;
         Ok(QueryAnswer {
             plan,
