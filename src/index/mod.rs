@@ -122,6 +122,9 @@ pub struct SyncReport {
     /// Seconds spent building the vector (IVF) index; it is built once,
     /// when `forest` reaches `store::VECTOR_INDEX_MIN_ROWS` chunks.
     pub vector_index_seconds: f64,
+    /// Seconds spent compacting tables grown past
+    /// `store::MAX_FRAGMENTS` fragments (0 when none had).
+    pub compaction_seconds: f64,
     /// Words in the vocabulary (identifier words of paths and definitions)
     /// after the sync, and how many were embedded in it.
     pub vocabulary_words: usize,
@@ -177,6 +180,9 @@ impl std::fmt::Display for SyncReport {
             self.history_seconds,
             self.seconds
         )?;
+        if self.compaction_seconds > 0.0 {
+            write!(f, "; tables compacted in {:.2} s", self.compaction_seconds)?;
+        }
         if let Some(e) = &self.vector_store_error {
             write!(f, "\nwarning: {e}; embedded locally instead")?;
         }
@@ -507,6 +513,7 @@ async fn finish_sync(
     let rebuild = touched * TEXT_REBUILD_SHARE.1
         >= (state.files.len() + report.deleted) * TEXT_REBUILD_SHARE.0;
     report.text_index_seconds = store.update_text_indexes(changed, rebuild).await?;
+    report.compaction_seconds = store.compact().await?;
     Ok(())
 }
 
@@ -670,6 +677,58 @@ mod tests {
                 (s - t).abs() < 1e-5,
                 "{f}: {s} after the deletions, {t} fresh"
             );
+        }
+    }
+
+    /// A sync that writes a file adds a fragment to `forest` and `files`
+    /// (its old rows are marked deleted where they were); past
+    /// `store::MAX_FRAGMENTS` the sync compacts the tables, keeping every
+    /// row and what a search finds.
+    #[tokio::test]
+    async fn many_small_syncs_leave_few_fragments() {
+        let edits = crate::store::MAX_FRAGMENTS + 2;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+        let write = |i: usize, word: &str| {
+            std::fs::write(
+                dir.path().join(format!("pkg/m{i}.py")),
+                format!("def handler_{i}(request):\n    return request.get('{word}')\n"),
+            )
+            .unwrap();
+        };
+        for i in 0..edits {
+            write(i, "item");
+        }
+        // One word per file and edit (`revisiona`, …): no split, no stem.
+        let revision = |i: usize| format!("revision{}", char::from(b'a' + i as u8));
+        let (repo, store) = open_store(dir.path()).await;
+        sync_hashed(&repo, &store).await.unwrap();
+        let mut compactions = 0;
+        // Each sync edits another file, as a day's work does.
+        for i in 0..edits {
+            write(i, &revision(i));
+            let report = sync_hashed(&repo, &store).await.unwrap();
+            assert_eq!(report.modified, 1);
+            compactions += usize::from(report.compaction_seconds > 0.0);
+        }
+        assert_eq!(compactions, 1);
+        let (forest, files) = store.fragments().await;
+        assert!(
+            forest < crate::store::MAX_FRAGMENTS && files < crate::store::MAX_FRAGMENTS,
+            "{forest} and {files} fragments"
+        );
+        assert_eq!(store.forest_rows().await.unwrap(), edits);
+        assert_eq!(store.file_rows().await.unwrap(), edits);
+        for i in [0, edits - 1] {
+            let query = crate::store::Bm25Query {
+                groups: vec![(revision(i), 1.0)],
+            };
+            let hits = store
+                .search_files(&query, 10, &Default::default())
+                .await
+                .unwrap();
+            let found: Vec<&str> = hits.iter().map(|h| h.file.as_str()).collect();
+            assert_eq!(found, [format!("pkg/m{i}.py")]);
         }
     }
 

@@ -421,4 +421,91 @@ mod tests {
         // Sixteen Japanese letters are a sentence, not a placeholder.
         assert!(!says_little("注文の合計金額を税込みで計算して表示する処理"));
     }
+
+    /// The IVF index probes every partition of a table of its size: the
+    /// nearest chunks and their scores are those of the flat scan.
+    #[tokio::test]
+    async fn the_vector_index_finds_what_the_flat_scan_finds() {
+        use super::*;
+        use crate::store::{Scope, VECTOR_INDEX_MIN_ROWS};
+        const DIM: usize = 16;
+        // Deterministic pseudo-random unit vectors (splitmix64).
+        let vector = |i: usize| -> Vec<f32> {
+            let mut x = i as u64;
+            let v: Vec<f32> = (0..DIM)
+                .map(|_| {
+                    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                    let mut z = x;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                    (z ^ (z >> 31)) as f32 / u64::MAX as f32 - 0.5
+                })
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.into_iter().map(|x| x / norm).collect()
+        };
+        let chunks: Vec<Chunk> = (0..VECTOR_INDEX_MIN_ROWS)
+            .map(|i| Chunk {
+                file: format!("src/m{}.py", i / 10),
+                language: "python".into(),
+                kind: "function".into(),
+                name: format!("f{i}"),
+                scope: None,
+                fqcn: None,
+                signature: format!("def f{i}()"),
+                doc: None,
+                start_line: i % 10 * 3 + 1,
+                end_line: i % 10 * 3 + 2,
+                content: format!("def f{i}():\n    return {i}\n"),
+                meta: Default::default(),
+                related: Vec::new(),
+            })
+            .collect();
+        let vectors: Vec<Vec<f32>> = (0..chunks.len()).map(vector).collect();
+        let hashes: Vec<String> = (0..chunks.len()).map(|i| format!("h{i}")).collect();
+        let rows: Vec<ForestRow> = chunks
+            .iter()
+            .zip(&vectors)
+            .zip(&hashes)
+            .map(|((chunk, vector), hash)| ForestRow {
+                chunk,
+                hash,
+                vector,
+                class: FileClass::Source,
+                search_text: &chunk.name,
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), DIM).await.unwrap();
+        store.add(&rows).await.unwrap();
+        let nearest = async |store: &Store| -> Vec<Vec<(String, u32, i64)>> {
+            let mut all = Vec::new();
+            for q in [1, 2_500, 4_999, 12_345] {
+                let hits = store
+                    .search_forest(&vector(q), 100, &Scope::default())
+                    .await
+                    .unwrap();
+                // Scores to 1e-5: the index sums the products in another order.
+                all.push(
+                    hits.into_iter()
+                        .map(|h| (h.file, h.start_line, (h.score * 1e5).round() as i64))
+                        .collect(),
+                );
+            }
+            all
+        };
+        let flat = nearest(&store).await;
+        store.ensure_vector_index().await.unwrap();
+        assert!(
+            store
+                .forest
+                .list_indices()
+                .await
+                .unwrap()
+                .iter()
+                .any(|i| i.columns == ["vector"]),
+            "no IVF index was built"
+        );
+        assert_eq!(nearest(&store).await, flat);
+    }
 }

@@ -61,10 +61,25 @@ pub const MAP: &str = "map";
 /// every chunk again; dropped when that sync completes.
 const VECTOR_CACHE: &str = "vector_cache";
 /// `forest` rows from which the vector search uses an IVF index (√rows
-/// partitions) instead of a flat scan.
-pub const VECTOR_INDEX_MIN_ROWS: usize = 20_000;
-/// IVF partitions searched per query.
-pub const VECTOR_INDEX_NPROBES: usize = 40;
+/// partitions) instead of a flat scan. Probing every partition (see
+/// [`VECTOR_INDEX_NPROBES`]) finds the chunks the flat scan finds in a
+/// third to a half of its time: 100 nearest chunks of 30 requests, p50, dev
+/// build, laravel/framework `src/` (19,051 chunks) 28 → 9.4 ms, koel
+/// (6,065) 13.0 → 7.6 ms (bench/README.md § Query latency).
+pub const VECTOR_INDEX_MIN_ROWS: usize = 5_000;
+/// IVF partitions searched per query: every one of an index of up to
+/// 40,000 rows (√rows partitions), so the search is exact there; a larger
+/// index probes this many of its partitions. 40 probes of 138 partitions
+/// moved `query`'s R@10 on the laravel commit sets by −0.003 (English) and
+/// −0.022 (Japanese); probing all 138 took no longer.
+pub const VECTOR_INDEX_NPROBES: usize = 200;
+/// Fragments (files of rows) a table may hold before a sync compacts it.
+/// A sync that writes adds one to `forest` and `files` (the old rows of a
+/// file are marked deleted in theirs), a full index one per batch; searches
+/// slow down with their number and with deleted rows: filamentphp/demo
+/// after 100 one-file syncs (9 fragments), `query`'s search stage 29–36 ms
+/// p50 against 23 ms once compacted (bench/README.md § Query latency).
+pub const MAX_FRAGMENTS: usize = 8;
 /// Rows per `IN (…)` filter when looking vectors up by content hash.
 const HASH_LOOKUP_BATCH: usize = 512;
 
@@ -286,6 +301,37 @@ impl Store {
     /// Lance errors.
     pub async fn update_file_text_index(&self) -> Result<(), StoreError> {
         update_text_index(&self.files, true, false).await
+    }
+
+    /// Compacts every table that holds more than [`MAX_FRAGMENTS`]
+    /// fragments: LanceDB's `optimize` (its fragments rewritten into few,
+    /// versions older than seven days removed, indexes brought up to date;
+    /// a reader of an older version keeps it). Returns the seconds spent, 0
+    /// when no table needed it.
+    ///
+    /// # Errors
+    /// Lance errors.
+    pub async fn compact(&self) -> Result<f64, StoreError> {
+        let started = std::time::Instant::now();
+        let mut compacted = false;
+        for table in [&self.forest, &self.files, &self.vocab, &self.map] {
+            if table.stats().await?.fragment_stats.num_fragments > MAX_FRAGMENTS {
+                table.optimize(OptimizeAction::All).await?;
+                compacted = true;
+            }
+        }
+        Ok(if compacted {
+            started.elapsed().as_secs_f64()
+        } else {
+            0.0
+        })
+    }
+
+    /// Fragments of `forest` and `files`.
+    #[cfg(test)]
+    pub(crate) async fn fragments(&self) -> (usize, usize) {
+        let n = async |t: &Table| t.stats().await.unwrap().fragment_stats.num_fragments;
+        (n(&self.forest).await, n(&self.files).await)
     }
 
     /// Creates the IVF index on `forest.vector` once the table has
