@@ -239,31 +239,44 @@ async fn query_reads_only_the_files_whose_code_it_shows() {
     });
     // Every chunk whose code is in the reply is a read of its lines, and
     // nothing else is.
-    let mut want: Vec<(&str, usize, usize)> = Vec::new();
-    for f in &r.value.files {
-        for c in f.chunks.iter().filter(|c| !c.content.is_empty()) {
-            let start = c.start_line as usize;
-            want.push((
-                f.file.as_str(),
-                start,
-                start + c.content.lines().count() - 1,
-            ));
+    fn code_shown(r: &Reply<super::wire::QueryResult>) -> Vec<(String, usize, usize)> {
+        let mut shown = Vec::new();
+        for f in &r.value.files {
+            for c in f.chunks.iter().filter(|c| !c.content.is_empty()) {
+                let start = c.start_line as usize;
+                shown.push((f.file.clone(), start, start + c.content.lines().count() - 1));
+            }
         }
+        shown.sort_unstable();
+        shown
     }
-    want.sort_unstable();
-    assert!(!want.is_empty());
-    let mut got = read(&r.shown);
-    got.sort_unstable();
-    assert_eq!(got, want);
+    let reads = |r: &Reply<super::wire::QueryResult>| -> Vec<(String, usize, usize)> {
+        let mut got: Vec<(String, usize, usize)> = read(&r.shown)
+            .into_iter()
+            .map(|(f, a, b)| (f.to_string(), a, b))
+            .collect();
+        got.sort_unstable();
+        got
+    };
+    let wide = code_shown(&r);
+    assert!(!wide.is_empty());
+    assert_eq!(reads(&r), wide);
 
-    // A tight budget shows names, not code: nothing is read.
+    // A tight budget shows less code (the best file's best chunk, cut),
+    // and what it shows is what is read.
     let r = s
         .query_reply(params(
             serde_json::json!({"query": "order total rounded", "max_tokens": 100}),
         ))
         .await
         .unwrap();
-    assert!(r.shown.read.is_empty(), "{:?}", r.shown.read);
+    let tight = code_shown(&r);
+    assert!(tight.len() <= 1, "{tight:?}");
+    assert!(
+        tight.iter().all(|t| t.0 == r.value.files[0].file),
+        "{tight:?}"
+    );
+    assert_eq!(reads(&r), tight);
 
     // semantic_search shows locations only.
     let r = s
