@@ -38,10 +38,6 @@ pub struct Orientation {
     pub read: Vec<String>,
     /// The lines of code it returned (1-based, inclusive).
     pub read_lines: Vec<crate::session::LineSpan>,
-    /// The definitions whose code it showed, best first
-    /// (`server::wire::Shown::definitions`).
-    #[serde(default)]
-    pub definitions: Vec<String>,
 }
 
 /// How long an orientation counts for a session started after it: an hour

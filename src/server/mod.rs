@@ -411,7 +411,6 @@ impl Shared {
                     files: reply.shown.named.iter().cloned().collect(),
                     read: reply.shown.read_files(),
                     read_lines: reply.shown.spans(),
-                    definitions: reply.shown.definitions.clone(),
                 };
                 if let Err(e) = self.sessions.remember_orientation(&o) {
                     tracing::warn!("cannot keep the orientation query: {e}");

@@ -105,12 +105,6 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
             if lines > 0 {
                 let start = c.start_line as usize;
                 seen.read(&f.file, start, start + lines - 1);
-                let definition =
-                    c.fqcn.is_some() || matches!(c.kind.as_str(), "function" | "method");
-                if definition && shown_per_chunk.iter().all(|&n| n == 0) {
-                    seen.definitions
-                        .push(c.fqcn.clone().unwrap_or_else(|| c.name.clone()));
-                }
             }
             shown_per_chunk.push(lines);
         }

@@ -66,10 +66,6 @@ pub(crate) struct Shown {
     /// find_references: of `total`, the uses the parsed code names as a
     /// reference (`ReferenceList::parsed`), which risk counts.
     pub uses: Option<usize>,
-    /// query: the definitions whose code the reply showed (the first shown
-    /// chunk of each file that shows code, when it is a class, function or
-    /// method), by their qualified names, best first.
-    pub definitions: Vec<String>,
 }
 
 impl Shown {
@@ -396,10 +392,6 @@ pub struct SessionStarted {
     /// With `slots`: the frame as set.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub frame: Option<FrameSet>,
-    /// Definitions of the orientation query whose uses were checked for the
-    /// session (as `find_references` calls; their lines are in the text).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub references_checked: Vec<String>,
     /// What to do next.
     pub next: String,
 }

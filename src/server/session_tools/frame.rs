@@ -10,19 +10,10 @@ use super::{
 };
 use crate::learn::{DECISIONS_LOG, Decision, DecisionRecord};
 use crate::relevance::CALIBRATED;
-use crate::server::code_tools::FindReferencesParams;
-use crate::server::wire::ToolParams;
 use crate::server::wire::{FrameReply, SessionStarted};
-use crate::server::{CodeIntel, NoFacts, Reply, SessionGate, ToolError, blocking};
+use crate::server::{CodeIntel, NoFacts, Reply, ToolError, blocking};
 use crate::session::{self, EXTRACTION_PROMPT, Event, Intent, Session};
 use crate::util::now_secs;
-
-/// Definitions of the orientation query whose uses `start_session` checks
-/// (its code-showing files' first definitions, `server::query_text`), and
-/// the uses it lists of each (docs/sessions.md § The orientation query
-/// counts).
-const ORIENTATION_CHECKS: usize = 3;
-const ORIENTATION_USES_LISTED: usize = 3;
 
 #[tool_router(router = session_frame_router, vis = "pub(in crate::server)")]
 impl CodeIntel {
@@ -126,51 +117,8 @@ impl CodeIntel {
             index: shared.readiness().message,
             extraction_prompt: None,
             frame: None,
-            references_checked: Vec::new(),
             next: String::new(),
         };
-        // The orientation's best definitions, their uses checked as
-        // `find_references` would (and recorded as that call): the reference
-        // check a change to them needs, shown before the agent asks.
-        let mut uses = Vec::new();
-        for symbol in oriented
-            .iter()
-            .flat_map(|o| &o.definitions)
-            .take(ORIENTATION_CHECKS)
-        {
-            let params = FindReferencesParams {
-                symbol: symbol.clone(),
-                path: None,
-                language: None,
-                max_results: ORIENTATION_USES_LISTED,
-                max_tokens: None,
-                gate: SessionGate {
-                    session_id: Some(s.id.clone()),
-                },
-            };
-            let call = params.call();
-            if shared.gate(&call).is_err() {
-                break;
-            }
-            match self.find_references_reply(params).await {
-                Ok(reply) => {
-                    shared.record(call, &reply);
-                    uses.push(format!(
-                        "find_references {symbol}: {}",
-                        reply.text.trim_end()
-                    ));
-                    out.references_checked.push(symbol.clone());
-                }
-                Err(e) => tracing::debug!("no reference check of {symbol}: {e:?}"),
-            }
-        }
-        if !uses.is_empty() {
-            text.push_str(
-                "\nuses of the orientation's definitions (checked for this session, as find_references):\n",
-            );
-            text.push_str(&uses.join("\n"));
-            text.push('\n');
-        }
         let s = match p.slots {
             Some(slots) => {
                 let (s, notes) = self.apply_frame(&s.id, slots).await?;
