@@ -86,6 +86,11 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/risk", "938414c",
      "+ risk counts the uses the parsed code names, not every line holding a bare name"),
     ("trial-2026-11-28/fill", "2f0a239", "+ a default `query` reply fills to 20 files"),
+    ("trial-2026-11-28/uses", "98ed04b",
+     "+ `start_session` checks the uses of the orientation's definitions (reverted; two tasks' orientation "
+     "ranked by words only: the build's embedding service was still loading)"),
+    ("trial-2026-11-28/uses-layout", "48cf5ae",
+     "+ a code-showing file whose headers do not fit shows its best chunk (the checks reverted after it)"),
 ]
 
 
