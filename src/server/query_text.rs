@@ -28,10 +28,11 @@ const CODE_PREFIX: &str = "     | ";
 struct QueryShown {
     /// Files listed (in rank order); the rest did not fit.
     files: usize,
-    /// The first `full` files show their chunks and code; the others one
-    /// line naming the best chunk.
+    /// The first `full` files show their chunks (or only the best one,
+    /// when the others' headers do not fit: `Layout::new`) and code; the
+    /// others one line naming the best chunk.
     full: usize,
-    /// Lines of code shown per chunk of each full file.
+    /// Lines of code shown per chunk shown of each full file.
     code_lines: Vec<Vec<usize>>,
 }
 

@@ -315,7 +315,7 @@ impl Store {
         let started = std::time::Instant::now();
         let mut compacted = false;
         for table in [&self.forest, &self.files, &self.vocab, &self.map] {
-            if table.stats().await?.fragment_stats.num_fragments > MAX_FRAGMENTS {
+            if fragments(table).await? > MAX_FRAGMENTS {
                 table.optimize(OptimizeAction::All).await?;
                 compacted = true;
             }
@@ -330,8 +330,10 @@ impl Store {
     /// Fragments of `forest` and `files`.
     #[cfg(test)]
     pub(crate) async fn fragments(&self) -> (usize, usize) {
-        let n = async |t: &Table| t.stats().await.unwrap().fragment_stats.num_fragments;
-        (n(&self.forest).await, n(&self.files).await)
+        (
+            fragments(&self.forest).await.unwrap(),
+            fragments(&self.files).await.unwrap(),
+        )
     }
 
     /// Creates the IVF index on `forest.vector` once the table has
@@ -367,6 +369,11 @@ impl Store {
             .await?;
         Ok(started.elapsed().as_secs_f64())
     }
+}
+
+/// Fragments (files of rows) `table` holds.
+async fn fragments(table: &Table) -> lancedb::Result<usize> {
+    Ok(table.stats().await?.fragment_stats.num_fragments)
 }
 
 /// Adds to `out` the vectors of `table` rows whose `content_hash` is in
