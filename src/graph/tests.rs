@@ -607,7 +607,7 @@ fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
         ),
         (
             "resources/js/stores/songStore.ts",
-            "export const s = {\n  one: (id) => http.get(`songs/${id}`),\n  liked: () => http.get('songs/favorite'),\n}\n",
+            "export const s = {\n  one: (id) => http.get(`songs/${id}`),\n  liked: () => http.get('songs/favorite'),\n  reload: (id) => http.get(`songs/${id}`),\n}\n",
         ),
         (
             "resources/js/stores/authStore.ts",
@@ -682,9 +682,16 @@ fn a_scripts_request_reaches_the_controller_of_the_route_it_matches_best() {
             .map(|a| (a.file.clone(), a.line))
             .collect()
     };
+    // Every line of a request, also a second call of one endpoint in a
+    // file (the store's `reload`, the view's `next` link).
     assert_eq!(
         at("SongController", "show"),
-        [(songs.to_string(), 2), (view.to_string(), 1)]
+        [
+            (songs.to_string(), 2),
+            (songs.to_string(), 4),
+            (view.to_string(), 1),
+            (view.to_string(), 4)
+        ]
     );
     assert_eq!(
         at("App\\Http\\Controllers\\SongController", "show"),

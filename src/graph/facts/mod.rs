@@ -166,8 +166,9 @@ impl FileFacts {
 /// 3: PHP global functions and their calls; 4 to 7 (while they were
 /// written): routes' endpoints with their actions and names, scripts' and
 /// views' requests, TypeScript type declarations; 8: `Model::factory()`
-/// calls; 9: a Laravel test's HTTP calls (`$this->postJson('/api/x')`).
-pub const FACTS_VERSION: u32 = 9;
+/// calls; 9: a Laravel test's HTTP calls (`$this->postJson('/api/x')`);
+/// 10: every line of a request, not only a file's first to its target.
+pub const FACTS_VERSION: u32 = 10;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;
@@ -196,8 +197,13 @@ pub fn extract(rel: &str, text: &str) -> FileFacts {
         FileFacts::default()
     };
     f.refs.sort();
-    f.refs
-        .dedup_by(|a, b| a.kind == b.kind && a.target == b.target);
+    // One reference per target, except requests: `find_references` on a
+    // controller action lists every line that calls its route
+    // ([`crate::graph::Graph::requests_of`]), and a store calls one
+    // endpoint from several methods.
+    f.refs.dedup_by(|a, b| {
+        a.kind == b.kind && a.target == b.target && (a.kind != RefKind::Url || a.line == b.line)
+    });
     f.refs.truncate(MAX_REFS);
     f.defines.sort();
     f.defines.dedup();
