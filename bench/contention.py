@@ -4,7 +4,7 @@ small sync (20 changed chunks) takes on the shared embedding service alone,
 and while `code-intel index` of another, large repository runs on the same
 service (embed/passages.rs: shortest remaining request first).
 
-    bench/run.sh contention [--bulk-files 3000] [--small-files 20] [--base-bin BIN]
+    bench/run.sh contention [--bulk-files 3000] [--small-files 20] [--base-bin BIN] [--json OUT]
 
 Both repositories are generated Python files of one chunk each, in a
 temporary directory. Prints, per binary: the small sync's wall time alone,
@@ -15,6 +15,7 @@ load is the same for both).
 """
 
 import argparse
+import json
 import os
 import re
 import signal
@@ -70,6 +71,9 @@ def measure(binary: str, a, tmp: Path):
           f"ratio {worst[0] / alone_wall:.1f}"
           + ("" if still_bulk else "  [the bulk index ended before the small syncs: raise --bulk-files]"))
     time.sleep(6)  # let this binary's service exit before the next one runs
+    return {"binary": binary, "alone_s": round(alone_wall, 2),
+            "during_s": [round(w, 2) for w, _ in contended], "waited": [x for _, x in contended],
+            "ratio": round(worst[0] / alone_wall, 1), "bulk_still_running": still_bulk}
 
 
 def main():
@@ -79,10 +83,13 @@ def main():
     ap.add_argument("--bulk-head-start", type=float, default=20.0,
                     help="seconds the bulk index runs before the small syncs")
     ap.add_argument("--base-bin")
+    ap.add_argument("--json", type=Path, help="write a row per binary here (bench/report.py)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        for binary in [b for b in (a.base_bin, BIN) if b]:
-            measure(binary, a, Path(tmp))
+        rows = [measure(binary, a, Path(tmp)) for binary in [b for b in (a.base_bin, BIN) if b]]
+    if a.json:
+        a.json.write_text(json.dumps({"bulk_files": a.bulk_files, "small_files": a.small_files,
+                                      "head_start_s": a.bulk_head_start, "rows": rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

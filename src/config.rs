@@ -41,6 +41,12 @@ pub struct HybridWeights {
     /// Share of the request's quoted texts the file holds.
     #[serde(default)]
     pub quoted: f64,
+    /// How recently the file changed in the repository's history
+    /// (`CoChange::recency`: 1 for the newest change, 1/e once 1 % of the
+    /// history's files changed since). A repository without git history
+    /// gives every file 0.
+    #[serde(default)]
+    pub recency: f64,
     /// Added to a file of this class when the query does not ask for the
     /// class (source: 0).
     pub class_prior: BTreeMap<FileClass, f64>,
@@ -70,6 +76,16 @@ impl Default for HybridWeights {
     /// test below every source candidate (the sets never count tests
     /// relevant); a request that asks for tests lifts it, and `query` lists
     /// tests apart.
+    ///
+    /// `recency` (2026-11-28) was not fitted jointly with the others: its
+    /// shape and weight were chosen with the rest held, on the development
+    /// parts of the ticket sets (`bench/fit.py`'s candidates replayed,
+    /// then `bench/run.sh changeset`): English R@10 / MRR koel 0.613 /
+    /// 0.572 → 0.608 / 0.543, demo 0.901 / 0.725 → 0.901 / 0.723, BookStack
+    /// 0.303 / 0.274 → 0.380 / 0.334; frozen parts, never tuned on, 0.597 /
+    /// 0.530 → 0.618 / 0.543, unchanged, 0.551 / 0.446 → 0.593 / 0.461
+    /// (bench/README.md § Change sets). Weight 1.0 found more on BookStack
+    /// and lost filamentphp/demo whole changes (all found 0.926 → 0.815).
     fn default() -> Self {
         HybridWeights {
             keyword: 1.0,
@@ -83,6 +99,7 @@ impl Default for HybridWeights {
             graph: 0.25,
             cochange: 0.2,
             quoted: 1.4,
+            recency: 0.75,
             class_prior: [
                 (FileClass::Config, -0.182),
                 (FileClass::Test, -8.0),
@@ -116,6 +133,7 @@ impl HybridWeights {
             self.graph,
             self.cochange,
             self.quoted,
+            self.recency,
         ]
         .iter()
         .chain(self.class_prior.values())

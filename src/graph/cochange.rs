@@ -27,8 +27,14 @@ pub const MAX_COMMITS: usize = 10_000;
 pub const HALF_LIFE_DAYS: f64 = 365.0;
 /// A partner needs this many commits shared with the file.
 pub const MIN_SUPPORT: u32 = 2;
-/// Version of the file layout.
-const VERSION: u32 = 1;
+/// Version of the file layout. 2: each file's last change ([`CoChange::recency`]).
+const VERSION: u32 = 2;
+/// Share of the history's files changed more recently than a file's last
+/// change at which its [`CoChange::recency`] falls to 1/e (30 files of
+/// BookStack's 3,000). 1 %, chosen on the development parts of the ticket
+/// sets (bench/README.md § Change sets; a fixed 25 or 50 files and 0.5 %,
+/// 1.5 % and 3 % tried).
+pub const RECENCY_SHARE: f32 = 0.01;
 /// Reference time of the weights (2000-01-01): weights are
 /// 2^((t − t0) / half-life), so confidence, a ratio, does not depend on
 /// it and new commits add to old sums without rescaling them.
@@ -48,6 +54,12 @@ pub struct CoChange {
     /// (file a, file b, decayed weight of commits that changed both,
     /// commits that changed both); a < b.
     pairs: Vec<(u32, u32, f64, u32)>,
+    /// Per file: Unix time of the newest transaction that changed it.
+    #[serde(default)]
+    last: Vec<i64>,
+    /// Every file's `last`, newest first.
+    #[serde(skip)]
+    newest: Vec<i64>,
     #[serde(skip)]
     index: HashMap<String, u32>,
     #[serde(skip)]
@@ -127,6 +139,9 @@ impl CoChange {
             .enumerate()
             .map(|(i, f)| (f.clone(), i as u32))
             .collect();
+        self.last.resize(self.files.len(), 0);
+        self.newest = self.last.iter().copied().filter(|&t| t > 0).collect();
+        self.newest.sort_unstable_by(|a, b| b.cmp(a));
         self.adjacency.clear();
         for &(a, b, w, n) in &self.pairs {
             self.adjacency.entry(a).or_default().push((b, w, n));
@@ -141,6 +156,7 @@ impl CoChange {
         let i = self.files.len() as u32;
         self.files.push(file.to_string());
         self.weight.push(0.0);
+        self.last.push(0);
         self.index.insert(file.to_string(), i);
         i
     }
@@ -149,8 +165,9 @@ impl CoChange {
     /// outcome) at Unix time `at`; large ones are left out.
     pub fn add(&mut self, files: &[String], at: i64) {
         if files.len() == 1 {
-            let i = self.id(&files[0]);
-            self.weight[i as usize] += decay(at);
+            let i = self.id(&files[0]) as usize;
+            self.weight[i] += decay(at);
+            self.last[i] = self.last[i].max(at);
             self.commits += 1;
             return;
         }
@@ -163,6 +180,7 @@ impl CoChange {
         ids.dedup();
         for &i in &ids {
             self.weight[i as usize] += w;
+            self.last[i as usize] = self.last[i as usize].max(at);
         }
         let mut pairs: HashMap<(u32, u32), usize> = self
             .pairs
@@ -185,6 +203,27 @@ impl CoChange {
             }
         }
         self.commits += 1;
+    }
+
+    /// How recently `file` changed, 0-1: e^(−k / (n · [`RECENCY_SHARE`])),
+    /// `k` the number of files whose last change is as new as its own or
+    /// newer (1 for the file of a newest one-file commit), `n` the files
+    /// the history holds (at least 100 counted); 0 for a file no
+    /// transaction changed. Files worked on lately are the likeliest to change next
+    /// (Kim, Zimmermann, Whitehead and Zeller, "Predicting Faults from
+    /// Cached History", ICSE 2007).
+    pub fn recency(&self, file: &str) -> f32 {
+        let Some(&t) = self
+            .index
+            .get(file)
+            .and_then(|&i| self.last.get(i as usize))
+            .filter(|&&t| t > 0)
+        else {
+            return 0.0;
+        };
+        let k = self.newest.partition_point(|&x| x >= t);
+        let scale = self.newest.len().max(100) as f32 * RECENCY_SHARE;
+        (-(k as f32) / scale).exp()
     }
 
     /// Files that changed with `file`, best first: (file, confidence 0-1,
@@ -371,6 +410,31 @@ mod tests {
         assert_eq!(back.partners("a", 5).len(), 2);
         assert_eq!(back.head.as_deref(), Some("abc"));
         assert_eq!(back.partners("a", 5)[0].0, "b");
+    }
+
+    #[test]
+    fn recency_falls_with_the_files_changed_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let day = 86_400;
+        let mut c = CoChange::load(dir.path());
+        c.add(&s(&["old.php"]), T0);
+        // 60 files changed later, one commit a day; `new.php` last.
+        for i in 0..60 {
+            c.add(&s(&[&format!("f{i}.php")]), T0 + (i + 1) * day);
+        }
+        c.add(&s(&["new.php", "old2.php"]), T0 + 100 * day);
+        c.add(&s(&["old2.php", "x.php"]), T0 + 2 * day); // an older commit, read later
+        c.save(dir.path()).unwrap();
+        let c = CoChange::load(dir.path());
+        let r = |f: &str| c.recency(f);
+        // 64 files: the scale is that of 100, 1 file. The newest commit's
+        // two files: k = 2.
+        assert!((r("new.php") - (-2.0f32).exp()).abs() < 1e-6);
+        assert_eq!(r("old2.php"), r("new.php"), "a file's newest change counts");
+        assert!(r("f59.php") < r("new.php") && r("f0.php") < r("f59.php"));
+        // 63 files changed since `old.php`'s only change, with it 64.
+        assert!((r("old.php") - (-64.0f32).exp()).abs() < 1e-9);
+        assert_eq!(r("nowhere.php"), 0.0);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::candidates::{ChunkHit, FileCandidate};
 use super::fusion::{self, Features};
 use super::{FileChunk, HybridWeights, QueryPlan, QueryRequest, RankedFile, Why, stem};
 use crate::classify::{self, FileClass};
+use crate::graph::cochange::CoChange;
 use crate::store::ForestHit;
 use crate::util::split_identifier;
 
@@ -19,6 +20,8 @@ pub(super) struct Fusion<'a> {
     /// Classes the request asks for (no class prior for them).
     pub requested: &'a [FileClass],
     pub req: &'a QueryRequest,
+    /// The repository's co-change history, for the `recency` feature.
+    pub history: Option<&'a CoChange>,
 }
 
 impl RankedFile {
@@ -309,6 +312,7 @@ fn score_file(f: &Fusion, norms: &Norms, file: String, c: &FileCandidate) -> Ran
         graph: 0.0,
         cochange: 0.0,
         quoted: c.quoted,
+        recency: f.history.map_or(0.0, |h| h.recency(&file)),
     };
     let chunks = chunk_scores
         .iter()

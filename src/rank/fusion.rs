@@ -107,6 +107,14 @@ pub struct Features {
         serialize_with = "crate::util::round4"
     )]
     pub quoted: f32,
+    /// How recently the file changed in the repository's history
+    /// ([`crate::graph::cochange::CoChange::recency`]).
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
+    pub recency: f32,
 }
 
 impl Features {
@@ -125,6 +133,7 @@ impl Features {
             + w.graph * f64::from(self.graph)
             + w.cochange * f64::from(self.cochange)
             + w.quoted * f64::from(self.quoted)
+            + w.recency * f64::from(self.recency)
             + prior) as f32
     }
 }

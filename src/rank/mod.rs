@@ -461,6 +461,7 @@ impl Ranker {
             weights,
             requested: &requested,
             req,
+            history: graph.map(|g| &g.history),
         };
         let mut ranked = fuse::fuse(&fusion, cands);
         // One `graph::related` call serves the graph stage and "also check".

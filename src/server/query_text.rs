@@ -415,6 +415,11 @@ fn compact_line(i: usize, f: &RankedFile) -> String {
     format!("{}. {} [{}]{why}{best}\n", i + 1, f.file, f.class.name())
 }
 
+/// From this `recency` a reason says the file changed lately: its last
+/// change is among the newest 0.7 % of the history's files (e^(−0.69) =
+/// 0.5).
+const RECENT: f32 = 0.5;
+
 /// Why a file ranked, in words, strongest signals first.
 fn reasons(f: &RankedFile) -> Vec<String> {
     let w = &f.why.features;
@@ -432,6 +437,9 @@ fn reasons(f: &RankedFile) -> Vec<String> {
         if v > 0.0 {
             reasons.push(format!("{name} {v:.2}"));
         }
+    }
+    if w.recency >= RECENT {
+        reasons.push(format!("recent {:.2}", w.recency));
     }
     if w.identifier > 0.0 {
         reasons.push("identifier".into());
