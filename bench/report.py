@@ -463,7 +463,7 @@ def table_coldstart():
         "|---|---|---|---|---|",
     ]
     for row in r["builds"][0]["rows"]:
-        index = row["index"].replace("|", "/")[:90]
+        index = row["index"].split(" (")[0].replace("|", "/")
         lines.append(f"| {row['mark']:.0f} | {fmt(row['recall@10'])} | {fmt(row['mrr'])} | {row['rss']:,.0f} | {index} |")
     return "\n".join(lines)
 
