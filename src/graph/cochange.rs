@@ -209,9 +209,11 @@ impl CoChange {
     /// `k` the number of files whose last change is as new as its own or
     /// newer (1 for the file of a newest one-file commit), `n` the files
     /// the history holds (at least 100 counted); 0 for a file no
-    /// transaction changed. Files worked on lately are the likeliest to change next
-    /// (Kim, Zimmermann, Whitehead and Zeller, "Predicting Faults from
-    /// Cached History", ICSE 2007).
+    /// transaction changed. Files worked on lately are the likeliest to
+    /// change next (Kim, Zimmermann, Whitehead and Zeller, "Predicting
+    /// Faults from Cached History", ICSE 2007). A history stored by an
+    /// older layout is mined again at the next sync; until then every
+    /// file's recency (and co-change) is 0.
     pub fn recency(&self, file: &str) -> f32 {
         let Some(&t) = self
             .index
