@@ -29,6 +29,7 @@ benches' output.
 """
 
 import argparse
+import contextlib
 import datetime
 import functools
 import json
@@ -106,16 +107,34 @@ def collect_trial():
     return rows
 
 
-def run_changeset(bin_, repo, at, extra, env_extra=None):
-    """One `changeset.py` run; its per-request rows."""
+def run_bench(bin_, name, args, env_extra=None):
+    """One `bench/run.sh NAME ARGS --json OUT` run with `bin_` as the binary
+    (the default build's when None; its output goes to stderr): what it
+    wrote to OUT."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "rows.json"
+        out = Path(tmp) / f"{name}.json"
         env = {**os.environ, **(env_extra or {})}
         if bin_:
             env["CODE_INTEL_BIN"] = bin_
-        cmd = [str(ROOT / "bench" / "run.sh"), "changeset", str(repo), "--at", at, *extra, "--json", str(out)]
-        subprocess.run(cmd, check=True, env=env, stdout=sys.stderr)
+        subprocess.run([str(ROOT / "bench" / "run.sh"), name, *args, "--json", str(out)],
+                       check=True, env=env, stdout=sys.stderr)
         return json.loads(out.read_text())
+
+
+def run_changeset(bin_, repo, at, extra, env_extra=None):
+    """One `changeset.py` run; its per-request rows."""
+    return run_bench(bin_, "changeset", [str(repo), "--at", at, *extra], env_extra)
+
+
+@contextlib.contextmanager
+def worktree(repo, commit, path):
+    """`repo` checked out at `commit` in a worktree at `path`, removed
+    afterwards (the clone itself is left as it is)."""
+    subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", "--detach", str(path), commit], check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(path)], capture_output=True)
 
 
 @functools.cache
@@ -191,14 +210,9 @@ def collect_agent(repos, bin_):
         if not head.startswith(commit):
             sys.exit(f"{repos / d}: at {head[:10]}, the agent tasks are pinned at {commit}: git checkout {commit}")
         args += [f"--{flag}", str(repos / d)]
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "agent.json"
-        env = {**os.environ, **({"CODE_INTEL_BIN": bin_} if bin_ else {})}
-        subprocess.run([str(ROOT / "bench" / "run.sh"), "agent", *args, "--json", str(out)],
-                       check=True, env=env, stdout=sys.stderr)
-        keep = ("id", "intent", "lang", "calls_to_ready", "calls", "text_tokens", "structured_tokens",
-                "refusals", "edits", "edits_allowed", "unneeded", "unneeded_refused")
-        return [{k: r[k] for k in keep} for r in json.loads(out.read_text())]
+    keep = ("id", "intent", "lang", "calls_to_ready", "calls", "text_tokens", "structured_tokens",
+            "refusals", "edits", "edits_allowed", "unneeded", "unneeded_refused")
+    return [{k: r[k] for k in keep} for r in run_bench(bin_, "agent", args)]
 
 
 def collect_calibration(bin_):
@@ -222,23 +236,10 @@ def collect_references(repos, bin_):
     its set's commit in a temporary worktree (the clone itself is left as
     it is)."""
     labelled = json.loads((ROOT / "bench" / "sets" / "references.json").read_text())["sets"]
-    with tempfile.TemporaryDirectory() as tmp:
-        specs = []
-        for name, d in REFERENCE_SETS.items():
-            wt = Path(tmp) / name
-            subprocess.run(["git", "-C", str(repos / d), "worktree", "add", "-q", "--detach", str(wt),
-                            labelled[name]["commit"]], check=True)
-            specs.append(f"{name}={wt}")
-        out = Path(tmp) / "references.json"
-        env = {**os.environ, **({"CODE_INTEL_BIN": bin_} if bin_ else {})}
-        try:
-            subprocess.run([str(ROOT / "bench" / "run.sh"), "references", *specs, "--json", str(out)],
-                           check=True, env=env, stdout=sys.stderr)
-            return json.loads(out.read_text())
-        finally:
-            for name, d in REFERENCE_SETS.items():
-                subprocess.run(["git", "-C", str(repos / d), "worktree", "remove", "--force",
-                                str(Path(tmp) / name)], capture_output=True)
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as trees:
+        specs = [f"{name}={trees.enter_context(worktree(repos / d, labelled[name]['commit'], Path(tmp) / name))}"
+                 for name, d in REFERENCE_SETS.items()]
+        return run_bench(bin_, "references", specs)
 
 
 # The cold-start run (`--run coldstart`): a set's clone, checked out at its
@@ -252,30 +253,14 @@ def collect_coldstart(repos, bin_):
     name, marks, queries = COLDSTART
     d, at, prefix = TICKET_SETS[name]
     check_snapshot(repos / d, at, prefix)
-    with tempfile.TemporaryDirectory() as tmp:
-        wt = Path(tmp) / name
-        subprocess.run(["git", "-C", str(repos / d), "worktree", "add", "-q", "--detach", str(wt), prefix],
-                       check=True)
-        out = Path(tmp) / "coldstart.json"
-        env = {**os.environ, **({"CODE_INTEL_BIN": bin_} if bin_ else {})}
-        try:
-            subprocess.run([str(ROOT / "bench" / "run.sh"), "coldstart", str(wt), "--at", marks,
-                            "--queries", str(queries), "--json", str(out)], check=True, env=env, stdout=sys.stderr)
-            return json.loads(out.read_text())
-        finally:
-            subprocess.run(["git", "-C", str(repos / d), "worktree", "remove", "--force", str(wt)],
-                           capture_output=True)
+    with tempfile.TemporaryDirectory() as tmp, worktree(repos / d, prefix, Path(tmp) / name) as wt:
+        return run_bench(bin_, "coldstart", [str(wt), "--at", marks, "--queries", str(queries)])
 
 
 def collect_contention(bin_):
     """`contention.py` once, this build alone (generated repositories: no
     clone needed)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "contention.json"
-        env = {**os.environ, **({"CODE_INTEL_BIN": bin_} if bin_ else {})}
-        subprocess.run([str(ROOT / "bench" / "run.sh"), "contention", "--json", str(out)],
-                       check=True, env=env, stdout=sys.stderr)
-        return json.loads(out.read_text())
+    return run_bench(bin_, "contention", [])
 
 
 def save(name, rows, command):
