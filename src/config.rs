@@ -568,12 +568,29 @@ fn drop_chunk_level_weights(value: &mut serde_json::Value) -> bool {
 }
 
 /// The general Japanese → English dictionary's file (`rank/dictionary.rs`):
-/// `CODE_INTEL_DICTIONARY`, else `<user cache>/dictionary/jmdict-ja-en.tsv`
-/// (what `scripts/setup.sh` writes). `CODE_INTEL_DICTIONARY=none` names no
-/// file: the benchmark's figures without the dictionary (bench/report.py).
+/// `CODE_INTEL_DICTIONARY`, else `dictionary/jmdict-ja-en.tsv` beside the
+/// executable when it is there (the release archives' layout:
+/// `.github/build-setup.yml` builds it into `packaging/dictionary/`), else
+/// `<user cache>/dictionary/jmdict-ja-en.tsv` (what `scripts/setup.sh`
+/// writes). `CODE_INTEL_DICTIONARY=none` names no file: the benchmark's
+/// figures without the dictionary (bench/report.py).
 pub fn dictionary_path() -> PathBuf {
-    env_path("CODE_INTEL_DICTIONARY")
-        .unwrap_or_else(|| user_cache_dir().join("dictionary").join("jmdict-ja-en.tsv"))
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.join(DICTIONARY_DIR).join(DICTIONARY_FILE)));
+    dictionary_path_of(env_path("CODE_INTEL_DICTIONARY"), beside, &user_cache_dir())
+}
+
+const DICTIONARY_DIR: &str = "dictionary";
+const DICTIONARY_FILE: &str = "jmdict-ja-en.tsv";
+
+/// [`dictionary_path`]'s order over its three places: `named` (the
+/// variable), `beside` (the executable's, used when the file exists), the
+/// user cache's.
+fn dictionary_path_of(named: Option<PathBuf>, beside: Option<PathBuf>, cache: &Path) -> PathBuf {
+    named
+        .or_else(|| beside.filter(|p| p.is_file()))
+        .unwrap_or_else(|| cache.join(DICTIONARY_DIR).join(DICTIONARY_FILE))
 }
 
 /// `$XDG_CACHE_HOME/code-intel`, else `~/.cache/code-intel`, else a
@@ -594,6 +611,24 @@ fn env_path(name: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The dictionary is looked up as the variable names it, else beside
+    /// the executable (a release archive's `dictionary/`) when it is
+    /// there, else in the user cache.
+    #[test]
+    fn the_dictionary_beside_the_executable_comes_before_the_user_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let beside = dir.path().join("bin/dictionary/jmdict-ja-en.tsv");
+        let cache = dir.path().join("cache");
+        let in_cache = cache.join("dictionary/jmdict-ja-en.tsv");
+        let named = dir.path().join("named.tsv");
+        assert_eq!(dictionary_path_of(None, Some(beside.clone()), &cache), in_cache, "no file beside");
+        std::fs::create_dir_all(beside.parent().unwrap()).unwrap();
+        std::fs::write(&beside, "検索\tsearch\n").unwrap();
+        assert_eq!(dictionary_path_of(None, Some(beside.clone()), &cache), beside);
+        assert_eq!(dictionary_path_of(Some(named.clone()), Some(beside), &cache), named);
+        assert_eq!(dictionary_path_of(None, None, &cache), in_cache);
+    }
 
     /// A config written by `init` of an older release keeps working, with
     /// the fitted weights instead of its copied chunk-level ones.

@@ -223,3 +223,34 @@ def test_a_forked_library_is_vendored_and_the_apps_own_locale_is_indexed(tmp_pat
                        capture_output=True, text=True, env=cli_env(), timeout=600)
     files = [h["file"] for h in json.loads(p.stdout)["results"]]
     assert files[0] == "lang/ja/messages.php", files
+
+
+def test_a_release_archive_reads_the_dictionary_beside_its_binary(tmp_path):
+    """A release archive carries `dictionary/jmdict-ja-en.tsv` beside the
+    binary (.github/build-setup.yml): with no CODE_INTEL_DICTIONARY, that
+    file is read, before the user cache's."""
+    repo = make_repo(tmp_path)
+    bindir = tmp_path / "archive"
+    (bindir / "dictionary").mkdir(parents=True)
+    exe = bindir / "code-intel"
+    try:
+        os.link(BIN, exe)  # the executable's own path, as a hard link
+    except OSError:
+        import shutil
+        shutil.copy2(BIN, exe)
+    (bindir / "dictionary" / "jmdict-ja-en.tsv").write_text("# JMdict\n請求書\tinvoice bill\n検証\tverification check\n",
+                                                           encoding="utf-8")
+    env = cli_env()
+    env.pop("CODE_INTEL_DICTIONARY", None)
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    p = subprocess.run([str(exe), "status", "--repo", str(repo), "--json"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)["dictionary"]
+    assert got == {"path": str(bindir / "dictionary" / "jmdict-ja-en.tsv"), "terms": 2}, got
+    # Without the archive's file, the user cache's path is the one named.
+    (bindir / "dictionary" / "jmdict-ja-en.tsv").unlink()
+    p = subprocess.run([str(exe), "status", "--repo", str(repo), "--json"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    got = json.loads(p.stdout)["dictionary"]
+    assert got == {"path": str(tmp_path / "cache" / "code-intel" / "dictionary" / "jmdict-ja-en.tsv"), "terms": 0}, got
