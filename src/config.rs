@@ -575,9 +575,10 @@ fn drop_chunk_level_weights(value: &mut serde_json::Value) -> bool {
 /// writes). `CODE_INTEL_DICTIONARY=none` names no file: the benchmark's
 /// figures without the dictionary (bench/report.py).
 pub fn dictionary_path() -> PathBuf {
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(|d| d.join(DICTIONARY_DIR).join(DICTIONARY_FILE)));
+    let beside = std::env::current_exe().ok().and_then(|e| {
+        e.parent()
+            .map(|d| d.join(DICTIONARY_DIR).join(DICTIONARY_FILE))
+    });
     dictionary_path_of(env_path("CODE_INTEL_DICTIONARY"), beside, &user_cache_dir())
 }
 
@@ -622,11 +623,21 @@ mod tests {
         let cache = dir.path().join("cache");
         let in_cache = cache.join("dictionary/jmdict-ja-en.tsv");
         let named = dir.path().join("named.tsv");
-        assert_eq!(dictionary_path_of(None, Some(beside.clone()), &cache), in_cache, "no file beside");
+        assert_eq!(
+            dictionary_path_of(None, Some(beside.clone()), &cache),
+            in_cache,
+            "no file beside"
+        );
         std::fs::create_dir_all(beside.parent().unwrap()).unwrap();
         std::fs::write(&beside, "検索\tsearch\n").unwrap();
-        assert_eq!(dictionary_path_of(None, Some(beside.clone()), &cache), beside);
-        assert_eq!(dictionary_path_of(Some(named.clone()), Some(beside), &cache), named);
+        assert_eq!(
+            dictionary_path_of(None, Some(beside.clone()), &cache),
+            beside
+        );
+        assert_eq!(
+            dictionary_path_of(Some(named.clone()), Some(beside), &cache),
+            named
+        );
         assert_eq!(dictionary_path_of(None, None, &cache), in_cache);
     }
 
