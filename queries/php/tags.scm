@@ -1,5 +1,7 @@
 ; PHP tags, adapted from tree-sitter-php's queries/tags.scm: traits and enums
-; get their own kinds, methods are `definition.method`, class constants added.
+; get their own kinds, methods are `definition.method`, class constants added;
+; imports, types and static scopes are references of their class (the short
+; name, as `find_references` matches it).
 
 (namespace_definition
   name: (namespace_name) @name) @definition.module
@@ -28,9 +30,46 @@
 (method_declaration
   name: (name) @name) @definition.method
 
-(class_interface_clause [(name) (qualified_name)] @name) @reference.implementation
+(class_interface_clause
+  [
+    (qualified_name (name) @name)
+    (name) @name
+  ]) @reference.implementation
 
-(base_clause [(name) (qualified_name)] @name) @reference.class
+(base_clause
+  [
+    (qualified_name (name) @name)
+    (name) @name
+  ]) @reference.class
+
+; `use App\Http\Requests\FeedRequest;` (the imported name, not an alias).
+(namespace_use_clause
+  .
+  [
+    (qualified_name (name) @name)
+    (name) @name
+  ]) @reference.import
+
+; Parameter, return, property and catch types.
+(named_type
+  [
+    (qualified_name (name) @name)
+    (name) @name
+  ]) @reference.type
+
+; The class of a static call and of `Foo::class` / `Foo::BAR`.
+(scoped_call_expression
+  scope: [
+    (qualified_name (name) @name)
+    (name) @name
+  ]) @reference.class
+
+(class_constant_access_expression
+  .
+  [
+    (qualified_name (name) @name)
+    (name) @name
+  ]) @reference.class
 
 (object_creation_expression
   [

@@ -215,6 +215,35 @@ mod tests {
         );
     }
 
+    /// A class's imports, types, static scopes and `::class` are parsed
+    /// references of it by its short name (an alias is not the class).
+    #[test]
+    fn php_class_references_by_kind() {
+        let src = "<?php\nnamespace App\\Http;\n\nuse App\\Requests\\FeedRequest;\nuse App\\Requests\\FeedRequest as Feed2;\n\nclass A extends \\Base\\Controller implements \\C\\Lists\n{\n    public function feed(FeedRequest $r): ?Article\n    {\n        try { $x = FeedRequest::class; } catch (\\E\\BadFeed $e) {}\n        return Article::query()->first();\n    }\n}\n";
+        let syms = extract(Lang::Php, src, "app/Http/A.php");
+        let mut got: Vec<(usize, &str, &str)> = syms
+            .references
+            .iter()
+            .filter(|r| r.kind != "call")
+            .map(|r| (r.line, r.kind.as_str(), r.name.as_str()))
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                (4, "import", "FeedRequest"),
+                (5, "import", "FeedRequest"),
+                (7, "class", "Controller"),
+                (7, "implementation", "Lists"),
+                (9, "type", "Article"),
+                (9, "type", "FeedRequest"),
+                (11, "class", "FeedRequest"),
+                (11, "type", "BadFeed"),
+                (12, "class", "Article"),
+            ]
+        );
+    }
+
     #[test]
     fn css_and_html() {
         check(
