@@ -33,6 +33,8 @@ fn classes_by_path_and_content() {
         ("resources/js/app.min.js", Generated),
         ("resources/svg/sprite.svg", Generated),
         ("bootstrap/cache/packages.php", Generated),
+        ("phpstan-baseline.neon", Generated),
+        ("psalm-baseline.xml", Generated),
         ("docs/04-queues.md", Docs),
         ("README.md", Docs),
         ("CHANGELOG.md", Docs),
