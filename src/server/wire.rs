@@ -34,21 +34,6 @@ use crate::store::MapHit;
 /// signature with its docblock's end (docs/sessions.md § Gate).
 pub(crate) const MIN_READ_LINES: usize = 3;
 
-/// Distinct lines in `ranges` (1-based, inclusive; overlaps counted once).
-fn lines_covered(ranges: &[(usize, usize)]) -> usize {
-    let mut sorted: Vec<(usize, usize)> = ranges.iter().copied().filter(|(a, b)| a <= b).collect();
-    sorted.sort_unstable();
-    let (mut covered, mut next) = (0, 0);
-    for (start, end) in sorted {
-        let from = start.max(next);
-        if end >= from {
-            covered += end - from + 1;
-            next = end + 1;
-        }
-    }
-    covered
-}
-
 /// What a reply showed: the files it named and the files whose content it
 /// returned, with the line ranges returned (1-based, inclusive).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -101,7 +86,8 @@ impl Shown {
         self.read
             .iter()
             .filter(|(file, ranges)| {
-                self.complete.contains(*file) || lines_covered(ranges) >= MIN_READ_LINES
+                self.complete.contains(*file)
+                    || crate::session::lines_covered(ranges) >= MIN_READ_LINES
             })
             .map(|(file, _)| file.clone())
             .collect()

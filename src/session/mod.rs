@@ -23,6 +23,7 @@ pub use frame::{missing_slots, normalize, verify_frame};
 pub use gate::{WriteTarget, check_write, gate, tool_offered};
 pub use machine::{CodeFacts, Event, Rejected, Step, Verification, learned_symbols, transition};
 pub use model::*;
+pub use requirements::lines_covered;
 
 #[cfg(test)]
 mod tests {
@@ -167,6 +168,7 @@ mod tests {
             file_exists: &|f| f == "a.py",
             is_test: &|_| false,
             files_read: &read,
+            definition_read: &|x| defs(x).iter().any(|f| read.contains(f)),
             reference_checks: &BTreeMap::new(),
             text_checks: &checks,
         };
@@ -191,6 +193,7 @@ mod tests {
             file_exists: &files,
             is_test: &is_test,
             files_read: &read,
+            definition_read: &|x| defs(x).iter().any(|f| read.contains(f)),
             reference_checks: &refs,
             text_checks: &BTreeMap::new(),
         };
@@ -337,6 +340,7 @@ mod tests {
             file_exists: &|f| matches!(f, "req.php" | "ctl.php"),
             is_test: &|_| false,
             files_read: &read,
+            definition_read: &|x| defs(x).iter().any(|f| read.contains(f)),
             reference_checks: &refs,
             text_checks: &BTreeMap::new(),
         };

@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::model::{Assessment, Requirement, Requirements, SemanticReason, Tool, Understanding};
+use super::model::{
+    Assessment, Evidence, LineSpan, Requirement, Requirements, SemanticReason, Tool, Understanding,
+};
 
 /// Whether `reason` explains what is missing (docs/sessions.md): symbols →
 /// no_definition_found | architecture_unknown; entry points →
@@ -49,11 +51,85 @@ pub struct Facts<'a> {
     pub is_test: &'a dyn Fn(&str) -> bool,
     /// Files whose content the session's tool calls returned.
     pub files_read: &'a BTreeSet<String>,
+    /// Whether the session's calls returned this symbol's definition
+    /// ([`definition_read`]): the whole of it, not a file that holds it.
+    pub definition_read: &'a dyn Fn(&str) -> bool,
     /// Symbol as given to `find_references` → uses it found in this session.
     pub reference_checks: &'a BTreeMap<String, usize>,
     /// Identifier searched with `search_text` → files its matches were
     /// shown in.
     pub text_checks: &'a BTreeMap<String, BTreeSet<String>>,
+}
+
+/// Lines a definition must have returned to count as read when it is
+/// longer: a definition up to this many lines is read when all of it was
+/// returned, a longer one (a class) when this many of its lines were.
+/// Chosen, not fitted: most methods fit in it; in agent trials a method
+/// whose first lines `query` showed, cut with "…", counted as read
+/// (bench/README.md § Honest agent trial).
+pub const DEFINITION_READ_LINES: usize = 30;
+
+/// Lines `ranges` (1-based, inclusive, in any order, overlapping or not)
+/// cover.
+pub fn lines_covered(ranges: &[(usize, usize)]) -> usize {
+    let mut sorted: Vec<(usize, usize)> = ranges.iter().copied().filter(|(a, b)| a <= b).collect();
+    sorted.sort_unstable();
+    let (mut covered, mut next) = (0, 0);
+    for (start, end) in sorted {
+        let from = start.max(next);
+        if end >= from {
+            covered += end - from + 1;
+            next = end + 1;
+        }
+    }
+    covered
+}
+
+/// The lines of each file the session's calls returned (1-based,
+/// inclusive), from its evidence; `None` for a file a call counted as read
+/// without saying which lines (a session saved before lines were kept),
+/// which then counts as read whole.
+pub fn lines_read(evidence: &[Evidence]) -> BTreeMap<String, Option<Vec<(usize, usize)>>> {
+    let mut out: BTreeMap<String, Option<Vec<(usize, usize)>>> = BTreeMap::new();
+    for e in evidence {
+        for f in &e.read {
+            let spans: Vec<(usize, usize)> = e
+                .read_lines
+                .iter()
+                .filter(|l| &l.file == f)
+                .map(|l| (l.start_line, l.end_line))
+                .collect();
+            let entry = out.entry(f.clone()).or_insert_with(|| Some(Vec::new()));
+            match (spans.is_empty(), entry.as_mut()) {
+                (true, _) => *entry = None,
+                (false, Some(v)) => v.extend(spans),
+                (false, None) => {}
+            }
+        }
+    }
+    out
+}
+
+/// Whether a definition at `span` was read: its file was read and the
+/// lines returned of it cover all of it, or [`DEFINITION_READ_LINES`] of
+/// it when it is longer; a file read without lines counts whole.
+pub fn definition_read(
+    span: &LineSpan,
+    files_read: &BTreeSet<String>,
+    lines: &BTreeMap<String, Option<Vec<(usize, usize)>>>,
+) -> bool {
+    if !files_read.contains(&span.file) {
+        return false;
+    }
+    let Some(Some(ranges)) = lines.get(&span.file) else {
+        return true;
+    };
+    let clipped: Vec<(usize, usize)> = ranges
+        .iter()
+        .map(|&(a, b)| (a.max(span.start_line), b.min(span.end_line)))
+        .collect();
+    let length = span.end_line.saturating_sub(span.start_line) + 1;
+    lines_covered(&clipped) >= length.min(DEFINITION_READ_LINES)
 }
 
 /// The identifier a `search_text` pattern looks for, when it looks for one
@@ -298,16 +374,16 @@ fn symbols_gap(
     gated: &[&str],
     facts: &Facts<'_>,
 ) -> Option<String> {
-    let is_read = |defs: &Vec<String>| defs.iter().any(|d| facts.files_read.contains(d));
-    let read = symbols.iter().any(|(_, defs)| is_read(defs));
+    let is_read = |s: &str| (facts.definition_read)(s);
+    let read = symbols.iter().any(|(s, _)| is_read(s));
     let unread_entry: Vec<(&str, &Vec<String>)> = symbols
         .iter()
-        .filter(|(s, defs)| gated.contains(s) && !is_read(defs))
+        .filter(|(s, _)| gated.contains(s) && !is_read(s))
         .map(|(s, d)| (*s, d))
         .collect();
     match (symbols.is_empty(), read) {
         (_, true) if !unread_entry.is_empty() => Some(format!(
-            "read the definition of entry point(s) {}",
+            "read the definition of entry point(s) {}, all of it (get_function_at_line, or read_file over its lines: a snippet cut with \"…\" is not a read)",
             unread_entry
                 .iter()
                 .map(|(s, d)| format!("`{s}` ({})", d.first().map_or("", String::as_str)))
@@ -319,7 +395,7 @@ fn symbols_gap(
             Some("name the symbols of the change in symbols_identified (find_definitions)".into())
         }
         (false, false) => Some(format!(
-            "read the definition of one of {:?}: read_file or get_function_at_line on {}",
+            "read the definition of one of {:?}, all of it: get_function_at_line, or read_file over its lines, on {}",
             symbols.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
             symbols
                 .iter()

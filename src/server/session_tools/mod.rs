@@ -266,24 +266,35 @@ struct RepoFacts {
     repo: crate::repo::Repo,
 }
 
+impl RepoFacts {
+    /// The definitions of `symbol` (plain or qualified: `Class::method`,
+    /// `Class.method`, `Ns\Class`), with their files.
+    fn defining(&self, symbol: &str) -> impl Iterator<Item = &(String, Definition)> {
+        let (qualifier, name) = split_qualified(symbol);
+        let known = qualifier.is_some() || self.names.contains(&name);
+        self.defs.iter().filter(move |(_, d)| {
+            known && d.name == name && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
+        })
+    }
+}
+
 impl session::CodeFacts for RepoFacts {
     /// Files defining `symbol` (plain or qualified: `Class::method`,
     /// `Class.method`, `Ns\Class`).
     fn definition_files(&self, symbol: &str) -> Vec<String> {
-        let (qualifier, name) = split_qualified(symbol);
-        if qualifier.is_none() && !self.names.contains(&name) {
-            return Vec::new();
-        }
-        let mut files: Vec<String> = self
-            .defs
-            .iter()
-            .filter(|(_, d)| {
-                d.name == name && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
-            })
-            .map(|(f, _)| f.clone())
-            .collect();
+        let mut files: Vec<String> = self.defining(symbol).map(|(f, _)| f.clone()).collect();
         files.dedup();
         files
+    }
+
+    fn definition_spans(&self, symbol: &str) -> Vec<session::LineSpan> {
+        self.defining(symbol)
+            .map(|(f, d)| session::LineSpan {
+                file: f.clone(),
+                start_line: d.line,
+                end_line: d.end_line.max(d.line),
+            })
+            .collect()
     }
 
     fn file_exists(&self, rel: &str) -> bool {

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use super::gate::{WriteTarget, check_write};
 use super::model::{
-    Agreement, Assessment, Evidence, Hypothesis, HypothesisState, Intent, Phase, QueryFrame,
-    Refusal, RelevanceCheck, Requirement, Risk, SemanticReason, Session, SessionOutcome, SlotName,
-    Tier, Tool, Understanding,
+    Agreement, Assessment, Evidence, Hypothesis, HypothesisState, Intent, LineSpan, Phase,
+    QueryFrame, Refusal, RelevanceCheck, Requirement, Risk, SemanticReason, Session,
+    SessionOutcome, SlotName, Tier, Tool, Understanding,
 };
 use super::requirements::{BEFORE_SEMANTIC, Facts, assess, reason_fits};
 
@@ -19,6 +19,12 @@ pub trait CodeFacts {
     /// Repo-relative files defining this name (plain or qualified); empty
     /// when there is no definition.
     fn definition_files(&self, symbol: &str) -> Vec<String>;
+    /// Where this name (plain or qualified) is defined: file and 1-based
+    /// first and last line of each definition; empty when not known, and
+    /// then a read of a file holding it counts as reading the definition.
+    fn definition_spans(&self, _symbol: &str) -> Vec<LineSpan> {
+        Vec::new()
+    }
     /// The repo-relative file exists.
     fn file_exists(&self, file: &str) -> bool;
     /// A definition with this name (plain or qualified) exists.
@@ -280,6 +286,16 @@ fn note(n: String) -> Step {
 
 fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessment {
     let definition_files = |x: &str| facts.definition_files(x);
+    let lines = super::requirements::lines_read(&s.evidence);
+    let definition_read = |x: &str| {
+        let spans = facts.definition_spans(x);
+        if spans.is_empty() {
+            return definition_files(x).iter().any(|f| s.explored.contains(f));
+        }
+        spans
+            .iter()
+            .any(|sp| super::requirements::definition_read(sp, &s.explored, &lines))
+    };
     let file_exists = |x: &str| facts.file_exists(x);
     let is_test =
         |f: &str| crate::classify::classify_path(f).class == crate::classify::FileClass::Test;
@@ -291,6 +307,7 @@ fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessme
             file_exists: &file_exists,
             is_test: &is_test,
             files_read: &s.explored,
+            definition_read: &definition_read,
             reference_checks: &s.reference_checks,
             text_checks: &s.text_checks,
         },

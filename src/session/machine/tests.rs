@@ -608,3 +608,96 @@ fn a_search_for_the_name_stands_for_find_references() {
         assert!(left.contains(&Requirement::EntryPoints), "{left:?}");
     }
 }
+
+/// `Code` with line spans: `render` is lines 10–29 of a.py, the class
+/// `Page` lines 1–120.
+struct Spans;
+impl CodeFacts for Spans {
+    fn definition_files(&self, s: &str) -> Vec<String> {
+        Code.definition_files(s)
+    }
+    fn definition_spans(&self, s: &str) -> Vec<LineSpan> {
+        let span = |start_line, end_line| {
+            vec![LineSpan {
+                file: "a.py".into(),
+                start_line,
+                end_line,
+            }]
+        };
+        match s {
+            "render" => span(10, 29),
+            "Page" => span(1, 120),
+            _ => vec![],
+        }
+    }
+    fn file_exists(&self, f: &str) -> bool {
+        Code.file_exists(f)
+    }
+}
+
+/// A definition counts as read when the session's calls returned all of
+/// it (a class: `DEFINITION_READ_LINES` of its lines), not when they
+/// returned a snippet of the file that holds it — the orientation query's
+/// method cut with "…" counted as read in agent trials (bench/README.md §
+/// Honest agent trial).
+#[test]
+fn a_definition_counts_as_read_when_its_lines_were_returned() {
+    let read = |lines: &[(usize, usize)]| Event::ToolRecorded {
+        evidence: Evidence {
+            tool: Tool::ReadFile,
+            params: CallArgs::default(),
+            summary: String::new(),
+            read: vec!["a.py".into()],
+            read_lines: lines
+                .iter()
+                .map(|&(start_line, end_line)| LineSpan {
+                    file: "a.py".into(),
+                    start_line,
+                    end_line,
+                })
+                .collect(),
+            total: None,
+            uses: None,
+            files: vec!["a.py".into()],
+            at: 0,
+            phase: Phase::Exploration,
+        },
+    };
+    let after = |symbol: &str, reads: Vec<Event>| {
+        let mut s = Session::new(Intent::Modify, "fix page rendering");
+        let Event::ToolRecorded { mut evidence } =
+            tool("find_references", &["b.py"], Phase::Exploration)
+        else {
+            unreachable!()
+        };
+        evidence.params.symbol = Some(symbol.into());
+        let mut events = vec![frame(), Event::ToolRecorded { evidence }];
+        events.extend(reads);
+        events.push(submit(understanding(&[symbol], &["a.py"]), &[]));
+        for e in events {
+            let _ = transition(&mut s, e, &Spans);
+        }
+        let a = s.last_assessment.expect("assessed");
+        (s.phase, a.missing.get(&Requirement::Symbols).cloned())
+    };
+    // The first five lines of `render` (10–14): the file is read, the
+    // definition is not.
+    let (phase, missing) = after("render", vec![read(&[(1, 14)])]);
+    assert_eq!(phase, Phase::Exploration);
+    assert!(
+        missing.as_deref().is_some_and(|m| m.contains("all of it")),
+        "{missing:?}"
+    );
+    // The rest of it in a second read: read.
+    assert_eq!(
+        after("render", vec![read(&[(1, 14)]), read(&[(15, 29)])]).0,
+        Phase::Ready
+    );
+    assert_eq!(after("render", vec![read(&[(8, 40)])]).0, Phase::Ready);
+    // A class: 30 of its 120 lines are enough, 20 are not.
+    assert_eq!(after("Page", vec![read(&[(1, 30)])]).0, Phase::Ready);
+    assert_eq!(after("Page", vec![read(&[(1, 20)])]).0, Phase::Exploration);
+    // A file read without lines (a session saved before they were kept)
+    // counts whole.
+    assert_eq!(after("render", vec![read(&[])]).0, Phase::Ready);
+}
