@@ -93,6 +93,10 @@ TRIAL_ARMS = [
      "ranked by words only: the build's embedding service was still loading)"),
     ("trial-2026-11-28/uses-layout", "48cf5ae",
      "+ a code-showing file whose headers do not fit shows its best chunk (the checks reverted after it)"),
+    ("trial-2026-11-28/kinds", "f5a97b2",
+     "+ `recency`; PHP imports and types labelled as such by `find_references`; analysers' baselines generated"),
+    ("trial-2026-11-28/lines", "d72cde1",
+     "+ a definition counts as read when its lines were returned, not a snippet of its file"),
 ]
 
 

@@ -207,7 +207,9 @@ impl Requirement {
     /// the name, so `needs … coverage` explains itself).
     pub fn satisfied_by(self) -> &'static str {
         match self {
-            Requirement::Symbols => "each named symbol's definition read",
+            Requirement::Symbols => {
+                "the whole definition read of each entry point the change edits, or of one named symbol"
+            }
             Requirement::EntryPoints => {
                 "find_references run on what changes (finding no uses counts; new code with no entry point needs none)"
             }
