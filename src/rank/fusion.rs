@@ -115,6 +115,14 @@ pub struct Features {
         serialize_with = "crate::util::round4"
     )]
     pub recency: f32,
+    /// 1 when the request names the file's path (a traceback's frame, "in
+    /// `app/Models/User.php`"; [`crate::rank::plan::QueryPlan::names_file`]).
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
+    pub named: f32,
 }
 
 impl Features {
@@ -134,6 +142,7 @@ impl Features {
             + w.cochange * f64::from(self.cochange)
             + w.quoted * f64::from(self.quoted)
             + w.recency * f64::from(self.recency)
+            + w.named * f64::from(self.named)
             + prior) as f32
     }
 }

@@ -23,6 +23,7 @@ mod candidates;
 pub mod dictionary;
 mod fuse;
 pub mod fusion;
+pub mod named;
 mod partners;
 pub mod plan;
 #[cfg(test)]

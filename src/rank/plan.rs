@@ -225,6 +225,12 @@ pub struct QueryPlan {
     /// English words of the request itself (before translation), lowercase.
     #[serde(skip)]
     pub english: Vec<String>,
+    /// File paths the request names (`sympy/core/numbers.py`, a traceback's
+    /// `/home/u/site-packages/sympy/core/numbers.py`), `/`-separated, as
+    /// written: [`QueryPlan::names_file`] matches them to repo-relative
+    /// paths.
+    #[serde(skip)]
+    pub named_paths: Vec<String>,
 }
 
 /// Which script a run of Japanese text is in.
@@ -362,6 +368,15 @@ fn katakana_match(text: &str, span: (usize, usize)) -> KatakanaMatch {
     }
 }
 
+impl QueryPlan {
+    /// Whether the request names `file` (repo-relative): one of its
+    /// [`named_paths`](QueryPlan::named_paths) is `file` or ends with
+    /// `/file`.
+    pub fn names_file(&self, file: &str) -> bool {
+        super::named::names_file(&self.named_paths, file)
+    }
+}
+
 /// Builds the plan for one request. Japanese terms are translated by the
 /// seed glossary here; [`QueryPlan::untranslated`] lists the rest for the
 /// bridge, whose translations [`QueryPlan::add_translations`] folds in.
@@ -438,6 +453,7 @@ pub fn plan(query: &str) -> QueryPlan {
         recommended_tools: Vec::new(),
         reasoning: String::new(),
         english,
+        named_paths: super::named::named_paths(&query),
     };
     p.finish(&query);
     p

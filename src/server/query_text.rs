@@ -441,6 +441,9 @@ fn reasons(f: &RankedFile) -> Vec<String> {
     if w.recency >= RECENT {
         reasons.push(format!("recent {:.2}", w.recency));
     }
+    if w.named > 0.0 {
+        reasons.push("named in the request".into());
+    }
     if w.identifier > 0.0 {
         reasons.push("identifier".into());
     }
