@@ -3,6 +3,7 @@ channel of `serve` (nothing but JSON-RPC on stdout)."""
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -236,7 +237,6 @@ def test_a_release_archive_reads_the_dictionary_beside_its_binary(tmp_path):
     try:
         os.link(BIN, exe)  # the executable's own path, as a hard link
     except OSError:
-        import shutil
         shutil.copy2(BIN, exe)
     (bindir / "dictionary" / "jmdict-ja-en.tsv").write_text("# JMdict\n請求書\tinvoice bill\n検証\tverification check\n",
                                                            encoding="utf-8")

@@ -271,9 +271,14 @@ impl RepoFacts {
     /// `Class.method`, `Ns\Class`), with their files.
     fn defining(&self, symbol: &str) -> impl Iterator<Item = &(String, Definition)> {
         let (qualifier, name) = split_qualified(symbol);
-        let known = qualifier.is_some() || self.names.contains(&name);
-        self.defs.iter().filter(move |(_, d)| {
-            known && d.name == name && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
+        // A bare name no file defines matches nothing: no scan.
+        let defs: &[(String, Definition)] = if qualifier.is_some() || self.names.contains(&name) {
+            &self.defs
+        } else {
+            &[]
+        };
+        defs.iter().filter(move |(_, d)| {
+            d.name == name && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
         })
     }
 }
