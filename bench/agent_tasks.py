@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Agent-task benchmark (issue 13): scripted, realistic agent paths through
+"""Agent-task benchmark (docs/measurements.md § Agent-task benchmark): scripted, realistic agent paths through
 the real binary over MCP, measuring what a gated session costs.
 
     bench/run.sh agent [--demo PATH] [--laravel PATH] [--koel PATH]

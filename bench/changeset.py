@@ -55,7 +55,7 @@ from retrieval import BM25, call, metrics
 # The candidate pools of the ceiling line: files `query` ranks (top
 # POOL_RANKED) and `related_files` of its top five (POOL_RELATED). A commit
 # whose files are all in them could be found by re-ranking alone; one that
-# is not needs a new kind of edge or signal (issue 23's note, 2026-11-25).
+# is not needs a new kind of edge or signal (bench/README.md § Change sets, 2026-11-25).
 POOL_RANKED = 30
 POOL_RELATED = 50
 # Ranked files whose related files the rows keep (`neighbours`).

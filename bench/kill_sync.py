@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Kill-9 consistency (issue 11): `code-intel index` killed with SIGKILL at
+"""Kill-9 consistency (bench/README.md): `code-intel index` killed with SIGKILL at
 random points, then run to completion; counts the rounds after which the
 index is consistent (every file indexed once, `forest` rows = chunks in
 sync_state, no chunk lost or duplicated, one `files` row per file: the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Good-neighbour benchmark (issue 14 § 6): how much a `cargo build` of a
+"""Good-neighbour benchmark (docs/measurements.md, `embedding_nice`): how much a `cargo build` of a
 small crate slows down while `code-intel serve` indexes a repository in the
 background, with `embedding_nice` 0 (normal priority) and the default 10.
 

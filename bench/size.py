@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Binary-size and build-time benchmark (issue 14 part 1).
+"""Binary-size and build-time benchmark (docs/measurements.md § Binary size and build time).
 
     bench/run.sh size [--profile release] [--target-dir DIR] [--touch src/lang.rs]
 
@@ -14,7 +14,7 @@ their ratio and where the bytes are (ELF sections), then runs the peer once
 on a temporary directory to show it works. With --touch, touches that file
 and times the warm one-file rebuild.
 
-The goal the ratio is read against (issue 14): a stripped binary of at most
+The goal the ratio is read against (docs/measurements.md): a stripped binary of at most
 80 MB and a cold release build of at most 35 minutes on this 2-core machine.
 """
 

@@ -1,4 +1,4 @@
-"""One model per machine (issue 25 § 2): servers on different repositories
+"""One model per machine (README § Measurements, docs/measurements.md): servers on different repositories
 share one embedding service, survive its death (the next request restarts
 it) and leave nothing running once they exit."""
 

@@ -291,7 +291,7 @@ async def test_missing_model_keeps_other_tools_working(tmp_path):
 
 
 async def test_query_ranks_by_words_before_the_model(tmp_path):
-    """First contact (issue 25): the background sync's lexical pass indexes
+    """First contact: the background sync's lexical pass indexes
     every file's words before any model is needed, so `query` answers while
     the model cannot load (here: a model_dir without a model), by words
     alone and saying so, instead of `model_loading`."""
