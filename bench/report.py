@@ -509,7 +509,8 @@ def table_size():
     mb = lambda n: f"{n / 1e6:.1f} MB"
     mins = lambda s: f"{s // 60:.0f} min {s % 60:.0f} s"
     lines = [
-        f"`{doc['command']}` (build {doc['build']}, {doc['made']}; profile {r['profile']}, default features):",
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}; profile {r['profile']}, default features"
+        + (f"; {r['cpu']}" if "cpu" in r else "") + "):",
         "",
         "| | code-intel | LanceDB alone |",
         "|---|---|---|",

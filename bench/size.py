@@ -96,7 +96,8 @@ def main():
     ap.add_argument("--touch", help="file (relative to the repository) for the warm rebuild")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args()
-    figures = {"profile": args.profile}
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    figures = {"profile": args.profile, "cpu": f"{os.cpu_count()} × {cpu}"}
     env = dict(os.environ, CARGO_TARGET_DIR=str(args.target_dir))
     env[f"CARGO_PROFILE_{args.profile.upper().replace('-', '_')}_STRIP"] = "false"
     out_dir = args.target_dir / args.profile
