@@ -26,7 +26,9 @@
 //!   passage reply says how long it waited for other clients
 //!   ([`EmbedWait`]).
 //! - **Lifetime**: the service exits [`idle`] seconds after its last client
-//!   disconnected. A client whose service died restarts it once per request
+//!   disconnected. Its `<socket>.log` and `<socket>.lock` stay for the next
+//!   start of that configuration; a start removes those of configurations
+//!   unused for [`STALE_AFTER`] ([`remove_stale`]). A client whose service died restarts it once per request
 //!   (and falls back to its own model if that fails: `embed::load`), so a
 //!   server keeps answering.
 
@@ -297,6 +299,49 @@ impl Embedder for ServiceEmbedder {
     }
 }
 
+/// How long a configuration's log and start lock stay after its service's
+/// last start: a week. Every configuration a test run or a changed setting
+/// made leaves a pair; nothing else removes them.
+const STALE_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Removes from `dir` the `embed-*.log` last written more than `stale_after`
+/// ago, with their `.lock`, when no socket of theirs is there and no process
+/// holds the lock (a start in progress holds it and has just written the
+/// log). Returns how many pairs went. Errors are ignored: this is tidying.
+fn remove_stale(dir: &Path, stale_after: Duration) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let log = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with("embed-") && name.ends_with(".log")) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > stale_after));
+        if !old || log.with_extension("sock").exists() {
+            continue;
+        }
+        let lock = log.with_extension("lock");
+        let free = match std::fs::OpenOptions::new().write(true).open(&lock) {
+            Ok(f) => f.try_lock().is_ok(),
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        };
+        if free {
+            let _ = std::fs::remove_file(&lock);
+            if std::fs::remove_file(&log).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
 /// Connects, or (under the start lock) starts the service and waits for it.
 fn connect_or_start(path: &Path, config: &Config) -> Result<(Conn, Hello), String> {
     if let Ok(c) = Conn::open(path) {
@@ -309,6 +354,9 @@ fn connect_or_start(path: &Path, config: &Config) -> Result<(Conn, Hello), Strin
         return Ok(c);
     }
     let _ = std::fs::remove_file(path);
+    if let Some(dir) = path.parent() {
+        remove_stale(dir, STALE_AFTER);
+    }
     let log_path = path.with_extension("log");
     let log =
         std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
@@ -555,5 +603,49 @@ mod tests {
         assert_eq!(line, "{\"kind\":\"query\"}\n");
         drop(theirs);
         assert!(client_left(&mut reader));
+    }
+
+    /// A configuration's log and lock go once unused for the stale age;
+    /// a fresh pair, one whose socket is there, one whose lock a start
+    /// holds, and files that are not the service's stay.
+    #[test]
+    fn stale_logs_and_locks_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = |name: &str, days_ago: u64| {
+            let p = dir.path().join(name);
+            let f = std::fs::File::create(&p).unwrap();
+            let when = std::time::SystemTime::now() - Duration::from_secs(days_ago * 24 * 3600);
+            f.set_modified(when).unwrap();
+            p
+        };
+        made("embed-old.log", 10);
+        made("embed-old.lock", 10);
+        made("embed-fresh.log", 1);
+        made("embed-fresh.lock", 1);
+        made("embed-live.log", 10);
+        made("embed-live.sock", 10);
+        made("embed-busy.log", 10);
+        let busy = crate::util::lock_file(&made("embed-busy.lock", 10)).unwrap();
+        made("other.log", 10);
+        assert_eq!(remove_stale(dir.path(), STALE_AFTER), 1);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "embed-busy.lock",
+                "embed-busy.log",
+                "embed-fresh.lock",
+                "embed-fresh.log",
+                "embed-live.log",
+                "embed-live.sock",
+                "other.log"
+            ]
+        );
+        drop(busy);
+        assert_eq!(remove_stale(dir.path(), STALE_AFTER), 1);
     }
 }
