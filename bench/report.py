@@ -441,16 +441,58 @@ def table_swebench():
     return "\n".join(lines)
 
 
+def share(x):
+    """hits/n = share [Wilson 95 % interval] of a calibrate --json count."""
+    lo, hi = x["wilson95"]
+    return f"{x['hits']}/{x['n']} = {x['share']:.3f} [{lo:.2f}, {hi:.2f}]"
+
+
+def table_calibration_in_sample():
+    """Each tier's threshold in force and its precision and recall on the
+    pairs it was chosen on (value/quote: the choosing half)."""
+    doc = load("calibration")
+    m = doc["rows"]["compiled"]["metrics"]
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}); in sample: on the pairs each threshold "
+        f"was chosen on ({m['pairs']} term–symbol pairs, {m['map_pairs']} request pairs, "
+        f"{m['value_quote_pairs']} value/quote pairs of the choosing half):",
+        "",
+        "| tier | threshold | precision | recall |",
+        "|---|---|---|---|",
+    ]
+    for tier, key, op in (("FACT", "fact", "≥"), ("reject", "reject", "<"), ("map short-circuit", "map", "≥"),
+                          ("value/quote doubt (choosing half)", "value_quote", "<")):
+        t = m[key]
+        rule = f"{op} {t['threshold']:.5f}" + (", or opposite words" if key == "value_quote" else "")
+        lines.append(f"| {tier} | {rule} | {t['precision']:.3f} | {t['recall']:.3f} |")
+    return "\n".join(lines)
+
+
+def table_value_check():
+    """The value/quote check's threshold in force on the reporting half of
+    the fresh pairs, per language."""
+    doc = load("calibration")
+    vc = doc["rows"]["value_check"]
+    threshold = doc["rows"]["compiled"]["thresholds"]["value_quote"]
+    lines = [
+        f"`{doc['command']}` (build {doc['build']}, {doc['made']}); reporting half, threshold "
+        f"{threshold:.5f} (chosen on the other half; mode in force: {vc['in_force']}):",
+        "",
+        "| language | honest kept | contradictions caught | unrelated caught |",
+        "|---|---|---|---|",
+    ]
+    for lang in vc["compiled"]["reporting"]["languages"]:
+        lines.append(f"| {lang['language']} | {share(lang['honest_kept'])} | {share(lang['contradictions_caught'])} "
+                     f"| {share(lang['unrelated_caught'])} |")
+    return "\n".join(lines)
+
+
 def table_calibration():
     """The relevance and map tiers chosen on one half of the labelled pairs
     and reported on the other, with Wilson 95 % intervals."""
     doc = load("calibration")
     oos = doc["rows"]["out_of_sample"]
     force = doc["rows"]["compiled"]["thresholds"]
-
-    def share(x):
-        lo, hi = x["wilson95"]
-        return f"{x['hits']}/{x['n']} = {x['share']:.3f} [{lo:.2f}, {hi:.2f}]"
 
     lines = [
         f"`{doc['command']}` (build {doc['build']}, {doc['made']}); reporting half "
@@ -590,6 +632,8 @@ TABLES = {
     "swebench": (ROOT / "bench" / "README.md", table_swebench),
     "headline": (ROOT / "README.md", table_headline),
     "calibration": (ROOT / "docs" / "measurements.md", table_calibration),
+    "calibration-in-sample": (ROOT / "docs" / "measurements.md", table_calibration_in_sample),
+    "value-check": (ROOT / "docs" / "measurements.md", table_value_check),
     "references": (ROOT / "bench" / "README.md", table_references),
     "trial": (ROOT / "bench" / "README.md", table_trial),
     "contention": (ROOT / "docs" / "measurements.md", table_contention),
