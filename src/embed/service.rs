@@ -28,9 +28,9 @@
 //! - **Lifetime**: the service exits [`idle`] seconds after its last client
 //!   disconnected. Its `<socket>.log` and `<socket>.lock` stay for the next
 //!   start of that configuration; a start removes those of configurations
-//!   unused for [`STALE_AFTER`] ([`remove_stale`]). A client whose service died restarts it once per request
-//!   (and falls back to its own model if that fails: `embed::load`), so a
-//!   server keeps answering.
+//!   unused for [`STALE_AFTER`] ([`remove_stale`]). A client whose service
+//!   died restarts it once per request (and falls back to its own model if
+//!   that fails: `embed::load`), so a server keeps answering.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
