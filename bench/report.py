@@ -269,7 +269,10 @@ def collect_retrieval(repos, bin_):
     rows = []
     for name, (d, snap, extra) in RETRIEVAL_SETS.items():
         repo = repos / d
-        head = sets.git(repo, "rev-parse", "HEAD").strip()
+        # A branch to return to, else the commit (a detached HEAD).
+        head = subprocess.run(["git", "-C", str(repo), "symbolic-ref", "-q", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip() \
+            or sets.git(repo, "rev-parse", "HEAD").strip()
         commit = sets.git(repo, "rev-parse", snap).strip()
         sets.git(repo, "checkout", "-q", commit)
         try:
@@ -539,7 +542,7 @@ def table_retrieval():
     for r in doc["rows"]:
         for s in r["subsets"]:
             lines.append(f"| {r['set']} at {r['commit']} ({r['files']:,} files) | {s['subset']} ({s['queries']}) "
-                         f"| {cell(s['bm25'])} | {cell(s['semantic'])} | **{cell(s['query'])}** |")
+                         f"| {cell(s['bm25'])} | {cell(s['semantic'])} | {cell(s['query'])} |")
     lines += ["", "`query` latency (client-side, warm server, one call at a time): "
               + "; ".join(f"{r['set']} p50 {r['query_ms_p50']} ms, p95 {r['query_ms_p95']} ms" for r in doc["rows"]) + "."]
     return "\n".join(lines)
@@ -562,7 +565,8 @@ def table_size():
         f"| warm rebuild after touching `{r['touched']}` | {mins(r['warm_s'])} | — |",
         "",
         f"Compile time summed over units ({r['units_min']:.1f} CPU-minutes): "
-        + ", ".join(f"{f['family'].rstrip('*')} {f['share']:.0%}" for f in r["families"]) + ".",
+        + ", ".join(f"{f['family']} {f['share']:.0%}" for f in r["families"])
+        + " (`name*`: every crate whose name starts so).",
     ]
     return "\n".join(lines)
 
@@ -682,6 +686,10 @@ def main():
         for name in bad:
             print(f"{TABLES[name][0].relative_to(ROOT)}: table '{name}' differs from bench/results/{name}.json")
         sys.exit(1 if bad else 0)
+    runnable = ["changeset", "glossary", "swebench", "calibration", "references", "agent", "trial",
+                "contention", "coldstart", "retrieval", "size"]
+    if a.run is not None and (unknown := sorted(set(a.run) - set(runnable))):
+        sys.exit(f"--run: no bench named {', '.join(unknown)} (one of: {', '.join(runnable)})")
     if a.run is not None:
         names = a.run or ["changeset", "glossary", "swebench", "calibration", "references", "agent", "trial",
                           "contention", "coldstart", "retrieval"]

@@ -8,7 +8,7 @@
 #   bench/run.sh agent [--demo DEMO] [--laravel FRAMEWORK] [--koel KOEL] [agent_tasks.py options]
 #   bench/run.sh kill [--rounds N] [--files N]
 #   bench/run.sh neighbour REPO [--rounds N]
-#   bench/run.sh size [--profile P] [--target-dir DIR] [--touch FILE]
+#   bench/run.sh size [--profile P] [--target-dir DIR] [--touch FILE] [--json OUT]
 #   bench/run.sh query-ab REPO BASE_REPO --base-bin BIN [--queries N]
 #   bench/run.sh references NAME=REPO ... [--base-bin BIN]
 #   bench/run.sh trial tools REPO | call REPO LOG TOOL JSON | count LOG...

@@ -11,12 +11,16 @@ dictionary is inside the wheel), not the bench's venv:
 `plan` reads), IPADIC's token boundaries (byte offsets) and its content
 words with their base forms: what bench/experiments/segmentation.patch
 reads from `CODE_INTEL_EXP_SEGMENTS` to run `query` with the analyser's
-segmentation (`bench/run.sh changeset … --lang ja` with the patched build).
+segmentation (`bench/run.sh changeset … --lang ja` with the patched build;
+matches only on IPADIC's boundaries, plus `CODE_INTEL_EXP_BASE=1`: IPADIC's
+base forms looked up for the words the reading leaves, plus
+`CODE_INTEL_EXP_NOBOUNDS=1`: base forms without the boundary rule).
 `coverage` counts, on the development parts, IPADIC's content words that
 code-intel's reading (`code-intel query --json`: the plan's translated
 terms and the runs it hands to the bridge) takes, the ones it leaves that
-the glossary or JMdict holds by their base form, and its terms that
-straddle an IPADIC boundary.
+the glossary or JMdict holds by their base form, and the occurrences of
+its terms in the request that straddle an IPADIC boundary (every
+occurrence of a term's text, so one inside a longer term counts too).
 """
 
 import argparse

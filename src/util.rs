@@ -109,7 +109,10 @@ pub fn split_identifier(name: &str) -> String {
 
 /// An exclusive OS lock on `path` (created, with its directory, if
 /// missing), held until the returned file is dropped — also released when
-/// the process dies. Blocks while another process holds it.
+/// the process dies. Blocks while another process holds it. When the file
+/// was removed while this process waited (the embedding service's tidying
+/// removes old start locks), the lock is taken again on the file now at
+/// `path`, so two processes never hold locks on different files of one path.
 ///
 /// # Errors
 /// The directory or file cannot be created, or locking fails.
@@ -117,13 +120,35 @@ pub fn lock_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)?;
-    f.lock()?;
-    Ok(f)
+    loop {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        f.lock()?;
+        if still_at(&f, path)? {
+            return Ok(f);
+        }
+    }
+}
+
+/// Whether the open file `f` is still the file at `path` (not removed or
+/// replaced since it was opened). Windows does not remove open files.
+#[cfg(unix)]
+fn still_at(f: &std::fs::File, path: &std::path::Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let held = f.metadata()?;
+    match std::fs::metadata(path) {
+        Ok(now) => Ok(now.dev() == held.dev() && now.ino() == held.ino()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(not(unix))]
+fn still_at(_f: &std::fs::File, _path: &std::path::Path) -> std::io::Result<bool> {
+    Ok(true)
 }
 
 /// `OrderItem` → `order_items`, `Category` → `categories`: Laravel's
@@ -184,6 +209,30 @@ pub fn kebab(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A process that waited for a lock whose file was removed meanwhile
+    /// holds the lock of the file now at the path, not of the removed one.
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_whose_file_was_removed_is_taken_again() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.lock");
+        let first = lock_file(&path).unwrap();
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || lock_file(&path).unwrap())
+        };
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        std::fs::remove_file(&path).unwrap();
+        drop(first);
+        let held = waiter.join().unwrap();
+        let at_path = std::fs::metadata(&path).unwrap();
+        assert_eq!(held.metadata().unwrap().ino(), at_path.ino());
+        // And it is held: another try fails while `held` lives.
+        let other = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        assert!(other.try_lock().is_err());
+    }
 
     #[test]
     fn formats() {

@@ -305,9 +305,13 @@ impl Embedder for ServiceEmbedder {
 const STALE_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// Removes from `dir` the `embed-*.log` last written more than `stale_after`
-/// ago, with their `.lock`, when no socket of theirs is there and no process
-/// holds the lock (a start in progress holds it and has just written the
-/// log). Returns how many pairs went. Errors are ignored: this is tidying.
+/// ago, with their `.lock` and a `.sock` no service answers on (one killed
+/// with SIGKILL leaves it), unless a service answers on the socket or a
+/// process holds the lock (a start in progress holds it and has just written
+/// the log). The lock is held while the files go, so a start of that
+/// configuration waits for the removal ([`crate::util::lock_file`] then
+/// locks the new file, not the removed one). Returns how many logs went.
+/// Errors are ignored: this is tidying.
 fn remove_stale(dir: &Path, stale_after: Duration) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
@@ -324,20 +328,24 @@ fn remove_stale(dir: &Path, stale_after: Duration) -> usize {
             .metadata()
             .and_then(|m| m.modified())
             .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > stale_after));
-        if !old || log.with_extension("sock").exists() {
+        let sock = log.with_extension("sock");
+        if !old || UnixStream::connect(&sock).is_ok() {
             continue;
         }
         let lock = log.with_extension("lock");
-        let free = match std::fs::OpenOptions::new().write(true).open(&lock) {
-            Ok(f) => f.try_lock().is_ok(),
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        let held = match std::fs::OpenOptions::new().write(true).open(&lock) {
+            Ok(f) => f.try_lock().is_ok().then_some(Some(f)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
+            Err(_) => None,
         };
-        if free {
-            let _ = std::fs::remove_file(&lock);
-            if std::fs::remove_file(&log).is_ok() {
-                removed += 1;
-            }
+        let Some(_held) = held else {
+            continue;
+        };
+        let _ = std::fs::remove_file(&sock);
+        if std::fs::remove_file(&log).is_ok() {
+            removed += 1;
         }
+        let _ = std::fs::remove_file(&lock);
     }
     removed
 }
@@ -605,9 +613,10 @@ mod tests {
         assert!(client_left(&mut reader));
     }
 
-    /// A configuration's log and lock go once unused for the stale age;
-    /// a fresh pair, one whose socket is there, one whose lock a start
-    /// holds, and files that are not the service's stay.
+    /// A configuration's files go once unused for the stale age (a log
+    /// without a lock, and a socket nobody answers on, too); a fresh pair,
+    /// one a service answers on, one whose lock a start holds, and files
+    /// that are not the service's stay.
     #[test]
     fn stale_logs_and_locks_are_removed() {
         let dir = tempfile::tempdir().unwrap();
@@ -620,14 +629,17 @@ mod tests {
         };
         made("embed-old.log", 10);
         made("embed-old.lock", 10);
+        made("embed-nolock.log", 10);
         made("embed-fresh.log", 1);
         made("embed-fresh.lock", 1);
         made("embed-live.log", 10);
-        made("embed-live.sock", 10);
+        let _live = UnixListener::bind(dir.path().join("embed-live.sock")).unwrap();
+        made("embed-dead.log", 10);
+        drop(UnixListener::bind(dir.path().join("embed-dead.sock")).unwrap());
         made("embed-busy.log", 10);
         let busy = crate::util::lock_file(&made("embed-busy.lock", 10)).unwrap();
         made("other.log", 10);
-        assert_eq!(remove_stale(dir.path(), STALE_AFTER), 1);
+        assert_eq!(remove_stale(dir.path(), STALE_AFTER), 3);
         let mut left: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

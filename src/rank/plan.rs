@@ -814,7 +814,7 @@ mod tests {
 
     #[test]
     fn web_application_terms_are_translated() {
-        // Issue 24's agent run: 監査, リビジョン and 何件 were left
+        // Seen in an agent trial: 監査, リビジョン and 何件 were left
         // untranslated, お気に入り (hiragana and single kanji) vanished.
         for (request, term, word) in [
             ("監査ログに記録する", "監査ログ", "audit"),

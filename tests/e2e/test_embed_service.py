@@ -1,4 +1,4 @@
-"""One model per machine (README § Measurements, docs/measurements.md): servers on different repositories
+"""One model per machine (src/embed/service.rs; docs/measurements.md): servers on different repositories
 share one embedding service, survive its death (the next request restarts
 it) and leave nothing running once they exit."""
 
