@@ -52,7 +52,9 @@ pub struct TextSearch {
     pub word: bool,
     /// Repo-relative file or directory; empty = whole repo.
     pub path: String,
-    /// Glob on the repo-relative path (or on the file name when it has no `/`).
+    /// Glob on the repo-relative path (or on the file name when it has no
+    /// `/`); a leading `!` excludes what it matches (`!composer.lock`), as
+    /// ripgrep's `-g` does.
     pub glob: Option<String>,
     /// Language name (`python`, `php`, …) or ripgrep type (`rust`, `go`, …).
     pub file_type: Option<String>,
@@ -235,13 +237,18 @@ impl TypeFilter {
 pub fn search(repo: &Repo, config: &Config, q: &TextSearch) -> Result<TextResult, TextSearchError> {
     let matcher = build_matcher(q)?;
     let start = repo.resolve(&q.path)?;
-    let glob: Option<(GlobMatcher, bool)> = match &q.glob {
+    // (matcher, whether it matches the whole path, whether it excludes)
+    let glob: Option<(GlobMatcher, bool, bool)> = match &q.glob {
         Some(g) => {
-            let compiled = Glob::new(g).map_err(|e| TextSearchError::Glob {
+            let (exclude, pattern) = match g.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, g.as_str()),
+            };
+            let compiled = Glob::new(pattern).map_err(|e| TextSearchError::Glob {
                 glob: g.clone(),
                 message: e.to_string(),
             })?;
-            Some((compiled.compile_matcher(), g.contains('/')))
+            Some((compiled.compile_matcher(), pattern.contains('/'), exclude))
         }
         None => None,
     };
@@ -267,14 +274,14 @@ pub fn search(repo: &Repo, config: &Config, q: &TextSearch) -> Result<TextResult
                 return WalkState::Continue;
             }
             let path = entry.path();
-            if let Some((g, full)) = glob {
+            if let Some((g, full, exclude)) = glob {
                 let rel = repo.rel(path);
                 let subject = if *full {
                     rel.as_str()
                 } else {
                     rel.rsplit('/').next().unwrap_or("")
                 };
-                if !g.is_match(subject) {
+                if g.is_match(subject) == *exclude {
                     return WalkState::Continue;
                 }
             }
@@ -471,6 +478,9 @@ mod tests {
         query.file_type = None;
         query.glob = Some("*.py".into());
         assert_eq!(search(&repo, &Config::default(), &query).unwrap().total, 2);
+        // `!` excludes, as ripgrep's -g: the rest of the 3.
+        query.glob = Some("!*.py".into());
+        assert_eq!(search(&repo, &Config::default(), &query).unwrap().total, 1);
         let mut capped = q("login");
         capped.max_results = 1;
         let r = search(&repo, &Config::default(), &capped).unwrap();

@@ -3,6 +3,7 @@ the fixture — a vague and a precise request, every refusal kind, the
 SEMANTIC/VERIFICATION detour, the learning loop and a server restart."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -240,9 +241,19 @@ async def test_the_orientation_query_counts_as_read_for_its_request(tmp_path):
         q = await c.call("query", query=PRECISE)
         shown = {f["file"] for f in q["files"] if any(ch.get("content") for ch in f["chunks"])}
         assert shown, q
-        s = await c.call("start_session", intent="MODIFY", query=PRECISE)
+        r = await c.session.call_tool("start_session", {"intent": "MODIFY", "query": PRECISE})
+        s, text = r.structured_content, r.content[0].text
         st = await c.call("get_session_status", session_id=s["session_id"])
         assert shown <= set(st["explored_files"]) and "query" in st["tools_used"], (shown, st)
+        # The reply names the lines shown, not just the files: a definition
+        # cut with "…" is not read (docs/sessions.md).
+        for f in q["files"]:
+            listed = re.search(re.escape(f["file"]) + r" \(lines ([0-9, -]+)\)", text)
+            spans = [tuple(map(int, x.split("-"))) for x in listed.group(1).split(", ")] if listed else []
+            for ch in f["chunks"]:
+                if ch.get("content"):
+                    first, last = ch["start_line"], ch["start_line"] + len(ch["content"].splitlines()) - 1
+                    assert any(a <= first and last <= b for a, b in spans), (f["file"], first, last, text)
         other = await c.call("start_session", intent="MODIFY", query=VAGUE)
         st = await c.call("get_session_status", session_id=other["session_id"])
         assert st["explored_files"] == [] and st["evidence_count"] == 0, st

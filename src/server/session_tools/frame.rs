@@ -104,8 +104,10 @@ impl CodeIntel {
         );
         if let Some(o) = oriented.as_ref().filter(|o| !o.read.is_empty()) {
             text.push_str(&format!(
-                " The code the orientation query showed counts as read: {}.",
-                o.read.join(", ")
+                " The lines of code the orientation query showed count as read (a definition \
+                 is read when all its lines, or {}, were shown): {}.",
+                crate::session::DEFINITION_READ_LINES,
+                lines_shown(o)
             ));
         }
         let mut out = SessionStarted {
@@ -178,4 +180,35 @@ impl CodeIntel {
     ) -> Result<CallToolResult, ToolError> {
         view_reply(&self.shared.sessions.get(&p.session_id)?).into_result()
     }
+}
+
+/// The files an orientation read, each with the line ranges it showed
+/// (1-based, inclusive; overlapping and adjacent ranges merged, in order):
+/// `a.php (lines 5-20, 31-40), b.php`.
+fn lines_shown(o: &crate::learn::Orientation) -> String {
+    o.read
+        .iter()
+        .map(|f| {
+            let mut spans: Vec<(usize, usize)> = o
+                .read_lines
+                .iter()
+                .filter(|l| &l.file == f)
+                .map(|l| (l.start_line, l.end_line))
+                .collect();
+            spans.sort_unstable();
+            let mut merged: Vec<(usize, usize)> = Vec::new();
+            for (a, b) in spans {
+                match merged.last_mut() {
+                    Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
+                    _ => merged.push((a, b)),
+                }
+            }
+            if merged.is_empty() {
+                return f.clone();
+            }
+            let spans: Vec<String> = merged.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+            format!("{f} (lines {})", spans.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
