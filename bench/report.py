@@ -98,6 +98,9 @@ TRIAL_ARMS = [
      "+ `recency`; PHP imports and types labelled as such by `find_references`; analysers' baselines generated"),
     ("trial-2026-11-28/lines", "d72cde1",
      "+ a definition counts as read when its lines were returned, not a snippet of its file"),
+    ("trial-2026-11-28/six", "c0b568d",
+     "+ `named`, READY's requirement text; six tickets (three in Japanese, two of them new), "
+     "three helpers of two tasks"),
 ]
 
 
@@ -416,8 +419,12 @@ def table_trial():
         "| workflow share | text per task |",
         "|---|---|---|---|---|",
     ]
+    first = [t["task"] for t in doc["rows"][0]["tasks"]]
     for r in doc["rows"]:
-        per = ", ".join("–" if t["to_ready"] is None else str(t["to_ready"]) for t in r["tasks"])
+        # An arm with other tasks than the first names each of its own.
+        named = [t["task"] for t in r["tasks"]] != first
+        per = ", ".join(("" if not named else t["task"] + " ")
+                        + ("–" if t["to_ready"] is None else str(t["to_ready"])) for t in r["tasks"])
         ready = "–" if r["to_ready_median"] is None else f"{r['to_ready_median']:g}"
         lines.append(
             f"| {r['arm']} ({r['build']}; `{r['logs']}`) | {r['calls_median']:g} | {ready} ({per}) "
