@@ -53,7 +53,7 @@ pub struct SearchTextParams {
     /// Repo-relative file or directory (default: all).
     #[serde(default)]
     pub path: Option<String>,
-    /// Path glob, e.g. `src/**/*.php`; without `/` it matches the file name (`*.py`); a leading `!` excludes what it matches (`!composer.lock`).
+    /// Path glob: `src/**/*.php`, `*.py` (no `/`: the file name), `!x` excludes x.
     #[serde(default)]
     pub glob: Option<String>,
     /// A language (php, python, …) or ripgrep file type (md, json, …).
