@@ -405,13 +405,16 @@ fn frame_text(s: &Session, notes: &FrameNotes) -> String {
     }
     // A slot just rejected is explained above; the others are missing from
     // the frame, which says nothing of whether the request states them.
+    // No slot is among READY's requirements: agents of the honest trial
+    // read the hint as an instruction for requests that name no trigger
+    // (bench/README.md § Honest agent trial), so it says it is optional.
     for m in session::missing_slots(&s.frame)
         .into_iter()
         .filter(|m| !rejected.iter().any(|r| r.slot == *m))
     {
         let (hint, tools) = session::guidance(m);
         t.push_str(&format!(
-            "\n- {m} not in the frame: {hint} ({})",
+            "\n- {m} not in the frame (optional, READY does not need it; leave it out when the request does not say it): to find it, {hint} ({})",
             tools.join(", ")
         ));
     }
