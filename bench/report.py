@@ -101,6 +101,9 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/six", "c0b568d",
      "+ `named`, READY's requirement text; six tickets (three in Japanese, two of them new), "
      "three helpers of two tasks"),
+    ("trial-2026-11-28/six2", "cc21fa0",
+     "+ `start_session` names the lines the orientation showed; a missing slot is called optional; "
+     "`!` in search_text's glob"),
 ]
 
 

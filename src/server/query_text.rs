@@ -92,20 +92,24 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
         for (c, line) in f.chunks.iter().zip(&h[1..]) {
             b.push(line);
             let mut lines = 0;
+            let mut verbatim = 0;
             let mut left = layout.per_chunk;
             for l in c.content.lines() {
-                let l = format!("{CODE_PREFIX}{l}\n");
-                let cost = super::budget::estimate_tokens(&l);
-                if cost > left || !b.push(&l) {
+                let shown = format!("{CODE_PREFIX}{l}\n");
+                let cost = super::budget::estimate_tokens(&shown);
+                if cost > left || !b.push(&shown) {
                     b.push(&format!("{CODE_PREFIX}…\n"));
                     break;
                 }
                 left -= cost;
                 lines += 1;
+                if verbatim + 1 == lines && !is_elided(l) {
+                    verbatim = lines;
+                }
             }
-            if lines > 0 {
+            if verbatim > 0 {
                 let start = c.start_line as usize;
-                seen.read(&f.file, start, start + lines - 1);
+                seen.read(&f.file, start, start + verbatim - 1);
             }
             shown_per_chunk.push(lines);
         }
@@ -133,6 +137,15 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
         "… cut to fit max_tokens: read_file the files above, lower limit, or raise max_tokens",
     );
     (text, seen, kept)
+}
+
+/// Whether a line of a chunk's content stands for an elided member: its
+/// first line and ` …` (`chunk::elide`). The chunk's lines after it are not
+/// the file's lines at the same offsets, so only the lines before the
+/// first elided member count as read: a class outline whose methods show
+/// as `public function list(…) …` does not read them.
+fn is_elided(line: &str) -> bool {
+    line.ends_with(" …")
 }
 
 impl QueryResult {
@@ -493,6 +506,54 @@ mod tests {
             },
             chunks,
         }
+    }
+
+    /// Of a class outline, only the lines before its first elided member
+    /// count as read: the chunk's later lines are not the file's lines at
+    /// those offsets, and the members' bodies were not shown.
+    #[test]
+    fn an_outline_reads_only_its_lines_before_the_first_elided_member() {
+        let mut outline = chunk("ArticleController", 0);
+        outline.start_line = 16;
+        outline.end_line = 133;
+        outline.kind = "class".into();
+        outline.content = [
+            "class ArticleController extends Controller",
+            "{",
+            "    protected const FILTER_LIMIT = 20;",
+            "    public function list(ArticleListRequest $request) …",
+            "",
+            "    public function feed(FeedRequest $request) …",
+            "}",
+        ]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+        let files = vec![file("app/A.php", vec![outline])];
+        let o = QueryResult {
+            plan: crate::rank::plan::plan("article list limit"),
+            files_shown: 1,
+            files,
+            also_check: vec![],
+            tests: vec![],
+            requested_kinds: vec![],
+            index: crate::index::Readiness {
+                state: crate::index::IndexState::Ready,
+                files_indexed: 1,
+                chunks: 1,
+                sync_files_done: None,
+                sync_files_total: None,
+                last_sync: None,
+                message: "index ready".into(),
+            },
+            timings: Default::default(),
+        };
+        let (text, seen, _) = query_text(&o, 2000);
+        assert!(
+            text.contains("public function feed(FeedRequest $request) …"),
+            "{text}"
+        );
+        assert_eq!(seen.read.get("app/A.php"), Some(&vec![(16, 18)]));
     }
 
     /// A best file whose chunks' headers do not fit beside the others'

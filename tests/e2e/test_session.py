@@ -246,13 +246,16 @@ async def test_the_orientation_query_counts_as_read_for_its_request(tmp_path):
         st = await c.call("get_session_status", session_id=s["session_id"])
         assert shown <= set(st["explored_files"]) and "query" in st["tools_used"], (shown, st)
         # The reply names the lines shown, not just the files: a definition
-        # cut with "…" is not read (docs/sessions.md).
+        # cut with "…" is not read, and of an outline only the lines before
+        # its first elided member (` …`) are the file's own (docs/sessions.md).
         for f in q["files"]:
             listed = re.search(re.escape(f["file"]) + r" \(lines ([0-9, -]+)\)", text)
             spans = [tuple(map(int, x.split("-"))) for x in listed.group(1).split(", ")] if listed else []
             for ch in f["chunks"]:
-                if ch.get("content"):
-                    first, last = ch["start_line"], ch["start_line"] + len(ch["content"].splitlines()) - 1
+                lines = ch.get("content", "").splitlines()
+                verbatim = next((i for i, l in enumerate(lines) if l.endswith(" …")), len(lines))
+                if verbatim:
+                    first, last = ch["start_line"], ch["start_line"] + verbatim - 1
                     assert any(a <= first and last <= b for a, b in spans), (f["file"], first, last, text)
         other = await c.call("start_session", intent="MODIFY", query=VAGUE)
         st = await c.call("get_session_status", session_id=other["session_id"])
