@@ -51,6 +51,15 @@ async def session(repo, body):
 
 async def call(repo, log, tool, args):
     async def body(s, _):
+        # A long-lived server has its model by the agent's first call; this
+        # process is new, and `query` answers by words alone until it has
+        # connected to the embedding service (arms six and six2 had one such
+        # orientation each). Wait for the model first, unlogged.
+        for _ in range(120):
+            warm = await s.call_tool("semantic_search", {"query": "warm up", "collection": "forest", "limit": 1})
+            if not (warm.is_error and "model_loading" in "".join(getattr(c, "text", "") for c in warm.content)):
+                break
+            await asyncio.sleep(0.5)
         for _ in range(120):
             res = await s.call_tool(tool, args)
             text = "\n".join(c.text for c in res.content if getattr(c, "text", None))
