@@ -196,9 +196,10 @@ pub fn receiver(lines: &[&str], function_start: usize, at: usize, expr: &str) ->
 }
 
 /// The class of `$var` at 0-based line `at`: the nearest assignment above it
-/// within the function (from `new`, the container, a finder), an inline
-/// `@var X $var`, or the parameter's declared type. An assignment from
-/// anything else ends the search (the type is not known).
+/// within the function (from `new`, the container, a finder, or anything
+/// with an `@var X $var` on the line above it), an inline `@var X $var`, or
+/// the parameter's declared type. An assignment from anything else ends
+/// the search (the type is not known).
 fn variable_type(lines: &[&str], function_start: usize, at: usize, var: &str) -> Option<String> {
     let v = regex::escape(var);
     let assign = Regex::new(&format!(r"\${v}\s*=[^=>]\s*(.*)")).ok()?;
@@ -232,7 +233,14 @@ fn variable_type(lines: &[&str], function_start: usize, at: usize, var: &str) ->
                 }
                 rhs.push_str(next.trim());
             }
-            return expression_class(rhs.trim_end_matches(';').trim());
+            // An assignment from a call the file cannot type
+            // (`$user = $request->user();`) is often documented just
+            // above it: `/** @var \App\Models\User $user */`.
+            return expression_class(rhs.trim_end_matches(';').trim()).or_else(|| {
+                i.checked_sub(1)
+                    .and_then(|j| doc.captures(lines[j]))
+                    .and_then(|c| class_name(&c[1]))
+            });
         }
         if let Some(class) = param.captures(line).and_then(|c| class_name(&c[1])) {
             return Some(class);
@@ -358,6 +366,19 @@ class PageController
         assert_eq!(r("$found"), class("Page"));
         assert_eq!(r("$other"), Receiver::Unknown);
         assert_eq!(r("$rev"), class("Revision"));
+        // A call after a documented assignment from an untyped call.
+        let documented = "<?php
+    public function update(UpdateUserRequest $request)
+    {
+        /** @var \\App\\Models\\User $user */
+        $user = $request->user();
+        $user->update($attrs);
+        $other = $request->user();
+        $other->update($attrs);
+    }";
+        let doc_lines: Vec<&str> = documented.lines().collect();
+        assert_eq!(receiver(&doc_lines, 1, 5, "$user"), class("User"));
+        assert_eq!(receiver(&doc_lines, 1, 7, "$other"), Receiver::Unknown);
         assert_eq!(r("app(PageRepo::class)"), class("PageRepo"));
         assert_eq!(r("(new \\App\\Jobs\\Sync($x))"), class("Sync"));
         assert_eq!(r("Page::where('a', 1)"), Receiver::Unknown);

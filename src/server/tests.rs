@@ -237,14 +237,18 @@ async fn query_reads_only_the_files_whose_code_it_shows() {
         f.sort_unstable();
         f
     });
-    // Every chunk whose code is in the reply is a read of its lines, and
-    // nothing else is.
+    // Every chunk whose code is in the reply is a read of its lines up to
+    // its first elided member (an outline's later lines are not the
+    // file's), and nothing else is.
     fn code_shown(r: &Reply<super::wire::QueryResult>) -> Vec<(String, usize, usize)> {
         let mut shown = Vec::new();
         for f in &r.value.files {
-            for c in f.chunks.iter().filter(|c| !c.content.is_empty()) {
-                let start = c.start_line as usize;
-                shown.push((f.file.clone(), start, start + c.content.lines().count() - 1));
+            for c in &f.chunks {
+                let verbatim = c.content.lines().take_while(|l| !l.ends_with(" …")).count();
+                if verbatim > 0 {
+                    let start = c.start_line as usize;
+                    shown.push((f.file.clone(), start, start + verbatim - 1));
+                }
             }
         }
         shown.sort_unstable();
