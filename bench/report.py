@@ -104,6 +104,9 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/six2", "cc21fa0",
      "+ `start_session` names the lines the orientation showed; a missing slot is called optional; "
      "`!` in search_text's glob"),
+    ("trial-2026-11-28/six3", "076bef3",
+     "+ an outline's elided members are not read; an `@var` above an assignment types the variable; "
+     "the harness waits for the model"),
 ]
 
 
