@@ -152,7 +152,7 @@ pub fn chunk_file(
         .iter()
         .filter(|(_, l)| {
             let t = l.trim();
-            t.len() > 3 && t != "<?php" && !t.ends_with(" …")
+            t.len() > 3 && t != "<?php" && !is_elided(t)
         })
         .count();
     if meaningful > 0 {
@@ -209,15 +209,26 @@ fn chunk_worthy(defs: &[Definition]) -> Vec<bool> {
     worthy
 }
 
+/// What ends the line that stands for an elided member ([`elide`]): its
+/// first line, then this.
+pub const ELISION: &str = " …";
+
+/// Whether a line of a chunk's content stands for an elided member
+/// ([`ELISION`]): the chunk's lines after it are not the file's lines at
+/// the same offsets.
+pub fn is_elided(line: &str) -> bool {
+    line.ends_with(ELISION)
+}
+
 /// Lines `from..=to` (1-based) with each child's lines replaced by its
-/// first line plus ` …`. Returns (line number, text) pairs.
+/// first line plus [`ELISION`]. Returns (line number, text) pairs.
 fn elide(lines: &[&str], from: usize, to: usize, children: &[&Definition]) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut n = from;
     let to = to.min(lines.len());
     while n <= to {
         if let Some(c) = children.iter().find(|c| c.line == n && c.end_line > c.line) {
-            out.push((n, format!("{} …", lines[n - 1].trim_end())));
+            out.push((n, format!("{}{ELISION}", lines[n - 1].trim_end())));
             n = c.end_line + 1;
             continue;
         }

@@ -103,7 +103,10 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
                 }
                 left -= cost;
                 lines += 1;
-                if verbatim + 1 == lines && !is_elided(l) {
+                // Only the lines before an outline's first elided member
+                // are the file's own: `public function list(…) …` does not
+                // read the method.
+                if verbatim + 1 == lines && !crate::chunk::is_elided(l) {
                     verbatim = lines;
                 }
             }
@@ -137,15 +140,6 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
         "… cut to fit max_tokens: read_file the files above, lower limit, or raise max_tokens",
     );
     (text, seen, kept)
-}
-
-/// Whether a line of a chunk's content stands for an elided member: its
-/// first line and ` …` (`chunk::elide`). The chunk's lines after it are not
-/// the file's lines at the same offsets, so only the lines before the
-/// first elided member count as read: a class outline whose methods show
-/// as `public function list(…) …` does not read them.
-fn is_elided(line: &str) -> bool {
-    line.ends_with(" …")
 }
 
 impl QueryResult {

@@ -244,7 +244,11 @@ async fn query_reads_only_the_files_whose_code_it_shows() {
         let mut shown = Vec::new();
         for f in &r.value.files {
             for c in &f.chunks {
-                let verbatim = c.content.lines().take_while(|l| !l.ends_with(" …")).count();
+                let verbatim = c
+                    .content
+                    .lines()
+                    .take_while(|l| !crate::chunk::is_elided(l))
+                    .count();
                 if verbatim > 0 {
                     let start = c.start_line as usize;
                     shown.push((f.file.clone(), start, start + verbatim - 1));

@@ -23,7 +23,7 @@ pub use frame::{missing_slots, normalize, verify_frame};
 pub use gate::{WriteTarget, check_write, gate, tool_offered};
 pub use machine::{CodeFacts, Event, Rejected, Step, Verification, learned_symbols, transition};
 pub use model::*;
-pub use requirements::{DEFINITION_READ_LINES, lines_covered};
+pub use requirements::{DEFINITION_READ_LINES, lines_covered, merged_ranges, ranges_of};
 
 #[cfg(test)]
 mod tests {

@@ -69,20 +69,34 @@ pub struct Facts<'a> {
 /// (bench/README.md § Honest agent trial).
 pub const DEFINITION_READ_LINES: usize = 30;
 
+/// `ranges` (1-based, inclusive, in any order; empty ones dropped) as
+/// sorted, disjoint ranges: overlapping and adjacent ones merged.
+pub fn merged_ranges(ranges: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut sorted: Vec<(usize, usize)> = ranges.iter().copied().filter(|(a, b)| a <= b).collect();
+    sorted.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (a, b) in sorted {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged
+}
+
 /// Lines `ranges` (1-based, inclusive, in any order, overlapping or not)
 /// cover.
 pub fn lines_covered(ranges: &[(usize, usize)]) -> usize {
-    let mut sorted: Vec<(usize, usize)> = ranges.iter().copied().filter(|(a, b)| a <= b).collect();
-    sorted.sort_unstable();
-    let (mut covered, mut next) = (0, 0);
-    for (start, end) in sorted {
-        let from = start.max(next);
-        if end >= from {
-            covered += end - from + 1;
-            next = end + 1;
-        }
-    }
-    covered
+    merged_ranges(ranges).iter().map(|(a, b)| b - a + 1).sum()
+}
+
+/// The (first, last) lines of `spans` that are in `file`, in order.
+pub fn ranges_of(spans: &[LineSpan], file: &str) -> Vec<(usize, usize)> {
+    spans
+        .iter()
+        .filter(|l| l.file == file)
+        .map(|l| (l.start_line, l.end_line))
+        .collect()
 }
 
 /// The lines of each file the session's calls returned (1-based,
@@ -93,12 +107,7 @@ pub fn lines_read(evidence: &[Evidence]) -> BTreeMap<String, Option<Vec<(usize, 
     let mut out: BTreeMap<String, Option<Vec<(usize, usize)>>> = BTreeMap::new();
     for e in evidence {
         for f in &e.read {
-            let spans: Vec<(usize, usize)> = e
-                .read_lines
-                .iter()
-                .filter(|l| &l.file == f)
-                .map(|l| (l.start_line, l.end_line))
-                .collect();
+            let spans = ranges_of(&e.read_lines, f);
             let entry = out.entry(f.clone()).or_insert_with(|| Some(Vec::new()));
             match (spans.is_empty(), entry.as_mut()) {
                 (true, _) => *entry = None,
@@ -470,6 +479,21 @@ fn entry_points_gap(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ranges are merged when they overlap or touch, empty ones dropped;
+    /// the lines they cover are counted once.
+    #[test]
+    fn ranges_merge_and_cover_their_lines_once() {
+        assert_eq!(
+            merged_ranges(&[(24, 26), (6, 9), (1, 10), (12, 11), (11, 11)]),
+            [(1, 11), (24, 26)]
+        );
+        assert_eq!(
+            lines_covered(&[(24, 26), (6, 9), (1, 10), (12, 11), (11, 11)]),
+            14
+        );
+        assert_eq!(lines_covered(&[]), 0);
+    }
 
     /// A check of `Class::member` counts for the same member named with
     /// its namespace, and the other way round; another class's member of

@@ -189,20 +189,8 @@ fn lines_shown(o: &crate::learn::Orientation) -> String {
     o.read
         .iter()
         .map(|f| {
-            let mut spans: Vec<(usize, usize)> = o
-                .read_lines
-                .iter()
-                .filter(|l| &l.file == f)
-                .map(|l| (l.start_line, l.end_line))
-                .collect();
-            spans.sort_unstable();
-            let mut merged: Vec<(usize, usize)> = Vec::new();
-            for (a, b) in spans {
-                match merged.last_mut() {
-                    Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
-                    _ => merged.push((a, b)),
-                }
-            }
+            let merged =
+                crate::session::merged_ranges(&crate::session::ranges_of(&o.read_lines, f));
             if merged.is_empty() {
                 return f.clone();
             }
