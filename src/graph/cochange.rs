@@ -5,7 +5,8 @@
 //! changes)). Commits count with a weight that halves every
 //! [`HALF_LIFE_DAYS`], so recent habits count more; commits that touch more
 //! than [`MAX_FILES_PER_COMMIT`] files (bulk renames, formatting, vendoring)
-//! are left out, as the paper does for large transactions. Mined with
+//! are left out, as the paper does for large transactions, and a commit's
+//! pairs count less the more files it changed ([`FULL_PARTNERS`]). Mined with
 //! libgit2 from the newest commit back, incrementally from the last commit
 //! mined; off (no history) when the repository has no `.git`. Sessions add
 //! their outcomes (the files a successful change wrote) as transactions of
@@ -25,10 +26,20 @@ pub const MAX_FILES_PER_COMMIT: usize = 30;
 pub const MAX_COMMITS: usize = 10_000;
 /// A commit's weight halves every this many days before the newest one.
 pub const HALF_LIFE_DAYS: f64 = 365.0;
+/// A commit counts whole for its pairs while each of its files has at
+/// most this many partners (commits of up to 5 files); a broader one
+/// counts `FULL_PARTNERS / (files − 1)` for each pair (a 25-file commit
+/// 1/6), so a small repository's sweeping commits (a PHP upgrade touching
+/// 20 of 170 files, each under [`MAX_FILES_PER_COMMIT`]) do not make
+/// every file they touched a "100 %" partner of every other. Chosen on the
+/// development parts of the change-set ticket sets (bench/README.md §
+/// Change sets, co-change shares; 1, 2, 4 and 9 tried against no share).
+pub const FULL_PARTNERS: usize = 4;
 /// A partner needs this many commits shared with the file.
 pub const MIN_SUPPORT: u32 = 2;
-/// Version of the file layout. 2: each file's last change ([`CoChange::recency`]).
-const VERSION: u32 = 2;
+/// Version of the file layout. 2: each file's last change ([`CoChange::recency`]);
+/// 3: pair weights shared out by [`pair_share`] (older files are mined again).
+const VERSION: u32 = 3;
 /// Share of the history's files changed more recently than a file's last
 /// change at which its [`CoChange::recency`] falls to 1/e (30 files of
 /// BookStack's 3,000). 1 %, chosen on the development parts of the ticket
@@ -51,8 +62,8 @@ pub struct CoChange {
     files: Vec<String>,
     /// Per file: the decayed weight of the commits that changed it.
     weight: Vec<f64>,
-    /// (file a, file b, decayed weight of commits that changed both,
-    /// commits that changed both); a < b.
+    /// (file a, file b, decayed weight of commits that changed both, each
+    /// times its [`pair_share`], commits that changed both); a < b.
     pairs: Vec<(u32, u32, f64, u32)>,
     /// Per file: Unix time of the newest transaction that changed it.
     #[serde(default)]
@@ -182,6 +193,7 @@ impl CoChange {
             self.weight[i as usize] += w;
             self.last[i as usize] = self.last[i as usize].max(at);
         }
+        let w = w * pair_share(ids.len());
         let mut pairs: HashMap<(u32, u32), usize> = self
             .pairs
             .iter()
@@ -253,6 +265,14 @@ impl CoChange {
         out.truncate(limit);
         out
     }
+}
+
+/// The share of a transaction of `n` files (n ≥ 2) that each of its pairs
+/// counts as: 1 up to [`FULL_PARTNERS`] partners a file, then
+/// `FULL_PARTNERS / (n − 1)`, so a broad commit says less about any one pair
+/// than a focused one.
+fn pair_share(n: usize) -> f64 {
+    (FULL_PARTNERS as f64 / n.saturating_sub(1).max(1) as f64).min(1.0)
 }
 
 /// Weight of a transaction at Unix time `at`.
@@ -391,6 +411,31 @@ mod tests {
         assert!(p[1].1 < p[0].1 && p[1].1 > 0.3, "{p:?}");
         assert!(c.partners("f0", 10).is_empty());
         assert!(c.partners("nowhere", 10).is_empty());
+    }
+
+    #[test]
+    fn broad_commits_count_less_for_each_pair() {
+        let mut c = CoChange::default();
+        // Two sweeping commits of 21 files (each under the bulk limit), and
+        // two focused ones of a file with its partner.
+        let sweep: Vec<String> = (0..21).map(|i| format!("f{i}.php")).collect();
+        c.add(&sweep, T0);
+        c.add(&sweep, T0);
+        c.add(&s(&["a.php", "b.php", "c.php", "d.php", "e.php"]), T0);
+        c.add(&s(&["a.php", "b.php", "c.php", "d.php", "e.php"]), T0);
+        c.reindex();
+        // 20 partners each: every pair counts FULL_PARTNERS / 20.
+        let p = c.partners("f0.php", 30);
+        assert_eq!(p.len(), 20);
+        let share = FULL_PARTNERS as f32 / 20.0;
+        assert!(
+            p.iter().all(|x| (x.1 - share).abs() < 1e-6 && x.2 == 2.0),
+            "{p:?}"
+        );
+        // Five files: four partners each, counted whole.
+        let p = c.partners("a.php", 30);
+        assert_eq!(p.len(), 4);
+        assert!(p.iter().all(|x| (x.1 - 1.0).abs() < 1e-6), "{p:?}");
     }
 
     #[test]

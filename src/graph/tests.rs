@@ -998,7 +998,7 @@ fn tests_for_listed_files_by_name_and_reference() {
         ("app/Models/Album.php".to_string(), 1.0),
         ("resources/js/components/SongList.vue".to_string(), 1.0),
     ];
-    let got: Vec<String> = tests_for(&g, None, &listed, 10)
+    let got: Vec<String> = tests_for(&g, None, &listed, &[], 10)
         .into_iter()
         .map(|r| r.file)
         .collect();
@@ -1052,4 +1052,60 @@ fn a_partial_most_views_include_is_a_hub() {
     let g = Graph::build(&facts, &names);
     assert!(g.is_view_hub("resources/views/partials/icon.blade.php"));
     assert!(!g.is_view_hub("resources/views/partials/card.blade.php"));
+}
+
+/// A test named after an action shown of a listed controller
+/// (`DeleteArticleTest` for `ArticleController::delete`, `ListArticlesTest`
+/// for `list`); the controller's other action tests are not, nor a model's
+/// method (a file without a layer suffix).
+#[test]
+fn tests_for_actions_shown_by_name() {
+    let test = |name: &str| {
+        (
+            format!("tests/Feature/Api/Article/{name}.php"),
+            format!("<?php\nnamespace Tests\\Feature\\Api\\Article;\nclass {name} {{}}\n"),
+        )
+    };
+    let owned = [
+        (
+            "app/Http/Controllers/Api/ArticleController.php".to_string(),
+            "<?php\nnamespace App\\Http\\Controllers\\Api;\nclass ArticleController {}\n"
+                .to_string(),
+        ),
+        (
+            "app/Models/Comment.php".to_string(),
+            "<?php\nnamespace App\\Models;\nclass Comment {}\n".to_string(),
+        ),
+        test("DeleteArticleTest"),
+        test("ListArticlesTest"),
+        test("UpdateArticleTest"),
+        test("DeleteCommentTest"),
+    ];
+    let borrowed: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(f, c)| (f.as_str(), c.as_str()))
+        .collect();
+    let (facts, files) = repo(&borrowed);
+    let g = Graph::build(&facts, &files);
+    let controller = "app/Http/Controllers/Api/ArticleController.php".to_string();
+    let model = "app/Models/Comment.php".to_string();
+    let listed = [(controller.clone(), 1.0), (model.clone(), 1.0)];
+    let actions = [
+        (controller.clone(), "delete".to_string()),
+        (controller, "list".to_string()),
+        (model, "delete".to_string()),
+    ];
+    let mut got: Vec<String> = tests_for(&g, None, &listed, &actions, 10)
+        .into_iter()
+        .map(|r| r.file)
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "tests/Feature/Api/Article/DeleteArticleTest.php",
+            "tests/Feature/Api/Article/ListArticlesTest.php",
+        ]
+    );
+    assert!(tests_for(&g, None, &listed, &[], 10).is_empty());
 }

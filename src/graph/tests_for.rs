@@ -32,6 +32,13 @@ const LAYER_SUFFIXES: &[&str] = &[
 /// sets (bench/README.md § Change sets) measure the `tests` line as a whole.
 const SAME_NAME: f32 = 1.0;
 const SAME_SUBJECT: f32 = 0.8;
+/// A test named after an action and its subject (`DeleteArticleTest.php`
+/// for `ArticleController::delete` shown in the reply): one strong edge, as
+/// a test named after the file. The one-test-per-action layout of Laravel
+/// feature tests (`tests/Feature/Api/Article/DeleteArticleTest.php`); an
+/// agent trial's tests line missed it (bench/README.md § Honest agent
+/// trial).
+const SAME_ACTION: f32 = 1.0;
 /// A test listed scores this much at least (a reference of a hub that many
 /// tests use does not list every one of them).
 const MIN_SCORE: f32 = 0.3;
@@ -84,9 +91,28 @@ pub(super) fn by_subject(files: &BTreeSet<String>) -> HashMap<String, Vec<String
     out
 }
 
+/// The test keys of an action `method` of `file`: the method's name with
+/// the file's subject (its stem less a layer suffix) after it, in the
+/// singular and the plural (`delete` of `ArticleController.php` →
+/// `deletearticle`, `deletearticles`); none for a file without a layer
+/// suffix (a model's `delete` is not an action) or a name under 3 letters.
+fn action_keys(file: &str, method: &str) -> Vec<String> {
+    let key = stem(file);
+    let Some(subject) = without_layer(&key) else {
+        return Vec::new();
+    };
+    let m = method.to_ascii_lowercase();
+    if m.len() < 3 || !m.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Vec::new();
+    }
+    vec![format!("{m}{subject}"), format!("{m}{subject}s")]
+}
+
 /// The tests that exercise `files` (repo-relative, each with a weight:
 /// how sure the caller is the change touches it), best first, at most
-/// `limit`: named after one of them (a `convention` tie at line 0), refer
+/// `limit`: named after one of them (a `convention` tie at line 0), after
+/// one of the `actions` (file, method name: the methods a reply showed of
+/// a listed file; [`action_keys`]), refer
 /// to one of them (the edge, at the test's line), or changed with one of
 /// them (co-change confidence); each reason times the file's weight. A
 /// name many tests share (`index`), a file many tests refer to (the `User`
@@ -97,6 +123,7 @@ pub fn tests_for(
     graph: &Graph,
     history: Option<&cochange::CoChange>,
     files: &[(String, f32)],
+    actions: &[(String, String)],
     limit: usize,
 ) -> Vec<Related> {
     let mut acc: BTreeMap<String, Related> = BTreeMap::new();
@@ -104,12 +131,18 @@ pub fn tests_for(
     let listed: Vec<&String> = files.iter().map(|(f, _)| f).collect();
     for (file, weight) in files.iter().filter(|(f, _)| !is_test(f)) {
         let key = stem(file);
+        let mut keys: Vec<(String, f32)> = vec![(key.clone(), SAME_NAME)];
+        keys.extend(without_layer(&key).map(|k| (k.to_string(), SAME_SUBJECT)));
+        for (_, method) in actions.iter().filter(|(f, _)| f == file) {
+            keys.extend(
+                action_keys(file, method)
+                    .into_iter()
+                    .map(|k| (k, SAME_ACTION)),
+            );
+        }
         let mut named: Vec<(&String, f32)> = Vec::new();
-        for (k, w) in [
-            (Some(key.as_str()), SAME_NAME),
-            (without_layer(&key), SAME_SUBJECT),
-        ] {
-            let Some(tests) = k.and_then(|k| graph.tests_by_subject.get(k)) else {
+        for (k, w) in &keys {
+            let Some(tests) = graph.tests_by_subject.get(k) else {
                 continue;
             };
             let share = weight * w / tests.len() as f32;

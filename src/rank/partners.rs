@@ -153,7 +153,8 @@ pub(super) fn also_check(
 }
 
 /// The tests that exercise the listed files and "also check"
-/// ([`graph::tests_for`]), at most [`TESTS`]: the `i`-th listed file
+/// ([`graph::tests_for`], with the methods shown of each listed file as
+/// its actions), at most [`TESTS`]: the `i`-th listed file
 /// weighs 1 / (1 + i/3), as in [`spread_partners`], a file of "also check"
 /// [`ALSO_CHECK_TEST_WEIGHT`].
 pub(super) fn tests(g: &CodeGraph, files: &[RankedFile], also: &[Related]) -> Vec<Related> {
@@ -166,7 +167,17 @@ pub(super) fn tests(g: &CodeGraph, files: &[RankedFile], also: &[Related]) -> Ve
                 .map(|r| (r.file.clone(), ALSO_CHECK_TEST_WEIGHT)),
         )
         .collect();
-    graph::tests_for(&g.graph, Some(&g.history), &listed, TESTS)
+    // The methods shown of each listed file: tests named after an action.
+    let actions: Vec<(String, String)> = files
+        .iter()
+        .flat_map(|f| {
+            f.chunks.iter().filter(|c| c.kind == "method").map(|c| {
+                let name = c.name.rsplit("::").next().unwrap_or(&c.name);
+                (f.file.clone(), name.to_string())
+            })
+        })
+        .collect();
+    graph::tests_for(&g.graph, Some(&g.history), &listed, &actions, TESTS)
 }
 
 /// The related files of each of the first [`SPREAD_SEEDS`] listed files on

@@ -420,6 +420,9 @@ pub struct UnderstandingReply {
     /// Requirement → what would satisfy it.
     pub missing: BTreeMap<Requirement, String>,
     pub rejected_claims: Vec<String>,
+    /// Existing files named (files_analyzed, existing_patterns) that the
+    /// session never read and no requirement checked: taken as said.
+    pub unchecked: Vec<String>,
     pub risk_level: Risk,
     pub risk_reasons: Vec<String>,
     pub requirements: Requirements,

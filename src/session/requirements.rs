@@ -277,7 +277,26 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
     }
     let needed = req.needs.len();
     let checks = needed + c.rejected.len();
+    // What no requirement checked: files said to be analysed, or to show a
+    // pattern, that were never read (the Files gap lists its own).
+    let reported: &[&str] = if missing.contains_key(&Requirement::Files) {
+        &c.unread
+    } else {
+        &[]
+    };
+    let mut unchecked: Vec<String> = Vec::new();
+    let pattern_files = u.existing_patterns.iter().flat_map(|p| &p.files);
+    for f in u.files_analyzed.iter().chain(pattern_files) {
+        if (facts.file_exists)(f)
+            && !facts.files_read.contains(f)
+            && !reported.contains(&f.as_str())
+            && !unchecked.contains(f)
+        {
+            unchecked.push(f.clone());
+        }
+    }
     Assessment {
+        unchecked,
         confidence: if checks == 0 {
             1.0
         } else {
@@ -309,7 +328,7 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
         let defs = (facts.definition_files)(s);
         if defs.is_empty() {
             rejected.push(format!(
-                "symbol `{s}` has no definition in the repository (check with find_definitions)"
+                "symbol `{s}` has no definition in the repository (check the name with find_definitions; code the change will create is not listed here: its file goes in files_to_edit)"
             ));
         } else {
             symbols.push((s.as_str(), defs));
@@ -493,6 +512,52 @@ mod tests {
             14
         );
         assert_eq!(lines_covered(&[]), 0);
+    }
+
+    /// Files an understanding names but the session never read, and no
+    /// requirement asked to read, are listed as unchecked, outside the
+    /// confidence; a file the Files requirement reports is not repeated.
+    #[test]
+    fn files_named_but_never_read_are_unchecked() {
+        let read: BTreeSet<String> = ["a.py".to_string()].into();
+        let none = BTreeMap::new();
+        let texts = BTreeMap::new();
+        let facts = Facts {
+            definition_files: &|s| {
+                if s == "render" {
+                    vec!["a.py".into()]
+                } else {
+                    Vec::new()
+                }
+            },
+            file_exists: &|f| matches!(f, "a.py" | "b.py" | "c.py"),
+            is_test: &|_| false,
+            files_read: &read,
+            definition_read: &|s| s == "render",
+            reference_checks: &none,
+            text_checks: &texts,
+        };
+        let u = Understanding {
+            symbols_identified: vec!["render".into()],
+            existing_patterns: vec![crate::session::PatternClaim {
+                name: "view".into(),
+                files: vec!["c.py".into(), "a.py".into()],
+            }],
+            files_analyzed: vec!["a.py".into(), "b.py".into(), "gone.py".into()],
+            ..Understanding::default()
+        };
+        let investigate = Requirements::of(
+            crate::session::Intent::Investigate,
+            crate::session::Risk::Low,
+        );
+        let a = assess(&investigate, &u, &facts);
+        assert!(a.missing.is_empty(), "{a:?}");
+        assert_eq!(a.unchecked, ["b.py", "c.py"]);
+        assert_eq!(a.confidence, 0.5, "the missing file is a rejected claim");
+        let modify = Requirements::of(crate::session::Intent::Modify, crate::session::Risk::Low);
+        let a = assess(&modify, &u, &facts);
+        assert!(a.missing[&Requirement::Files].contains("`b.py`"), "{a:?}");
+        assert_eq!(a.unchecked, ["c.py"]);
     }
 
     /// A check of `Class::member` counts for the same member named with

@@ -52,6 +52,7 @@ impl CodeIntel {
             rejected_claims: Vec::new(),
             missing: BTreeMap::new(),
             confidence: 0.0,
+            unchecked: Vec::new(),
         });
         // In READY the requirements are met: say so, not what they "need".
         let needs = if s.phase == session::Phase::Ready {
@@ -83,6 +84,7 @@ impl CodeIntel {
             confidence: a.confidence,
             missing: a.missing,
             rejected_claims: a.rejected_claims,
+            unchecked: a.unchecked,
             risk_level: s.risk,
             risk_reasons: s.risk_reasons.clone(),
             requirements: s.requirements.clone(),

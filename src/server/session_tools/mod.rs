@@ -253,6 +253,16 @@ fn assessment_text(a: &session::Assessment) -> String {
     for c in &a.rejected_claims {
         out.push_str(&format!("\n- rejected: {c}"));
     }
+    if !a.unchecked.is_empty() {
+        out.push_str(&format!(
+            "\n- named but never read in this session (taken as said, not checked): {}",
+            a.unchecked
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     out
 }
 

@@ -283,6 +283,12 @@ pub struct Assessment {
     pub missing: BTreeMap<Requirement, String>,
     /// Server-computed share of requirements met, 0.0–1.0.
     pub confidence: f32,
+    /// Existing files the understanding names (in files_analyzed or
+    /// existing_patterns) that this session never read and no requirement
+    /// made it read: taken as said, not checked, and not part of
+    /// `confidence`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<String>,
 }
 
 impl Assessment {
