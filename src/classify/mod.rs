@@ -382,7 +382,7 @@ const MARKER_HEAD_BYTES: usize = 1024;
 /// minified (Linguist's `minified_files?` uses an average over 110; whole
 /// bundles on one line are the case that fills an index: filamentphp/demo's
 /// `public/vendor/horizon/app.css` gave 2,277 chunks).
-const MINIFIED_LINE_BYTES: usize = 2000;
+pub(crate) const MINIFIED_LINE_BYTES: usize = 2000;
 /// Average line length (bytes) above which a JS/CSS file is minified
 /// (Linguist: 110).
 const MINIFIED_AVERAGE_BYTES: usize = 110;

@@ -477,6 +477,26 @@ mod tests {
         assert!(tw.iter().all(|c| !c.kind.starts_with("tailwind_")));
     }
 
+    /// A minified line (Laravel's stock welcome page inlines
+    /// normalize.css on one line) is in no chunk; the markup around it is.
+    #[test]
+    fn minified_lines_are_left_out_of_chunks() {
+        let config = Config::default();
+        let css = "html{line-height:1.15}".repeat(200);
+        let view = format!(
+            "<html>\n<head>\n<style>\n{css}\n</style>\n</head>\n<body>\n<a href=\"/login\">Log in</a>\n</body>\n</html>\n"
+        );
+        let chunks = chunk_source("resources/views/welcome.blade.php", &view, &config);
+        assert!(!chunks.is_empty());
+        assert!(
+            chunks.iter().all(|c| !c.content.contains("line-height")),
+            "{chunks:?}"
+        );
+        assert!(chunks.iter().any(|c| c.content.contains("Log in")));
+        // A file of one minified line has no chunk at all.
+        assert!(chunk_source("resources/views/inline.blade.php", &css, &config).is_empty());
+    }
+
     #[test]
     fn blade_component_classes() {
         assert_eq!(

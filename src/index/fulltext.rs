@@ -91,7 +91,7 @@ pub(super) async fn lexical_pass(
                     || state
                         .files
                         .get(&p.rel)
-                        .is_none_or(|f| f.sha256 != p.state.sha256)
+                        .is_none_or(|f| !f.same_rows(&p.state))
             })
             .map(Prepared::file_row)
             .collect();
@@ -147,6 +147,7 @@ mod tests {
             size,
             mtime_ns: 7,
             sha256: String::new(),
+            chunking: crate::chunk::CHUNKING_VERSION,
             chunks: 1,
             facts: Default::default(),
         };

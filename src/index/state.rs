@@ -22,12 +22,24 @@ pub struct FileState {
     pub mtime_ns: u128,
     /// SHA-256 of the content, hex.
     pub sha256: String,
+    /// [`crate::chunk::CHUNKING_VERSION`] the chunks were made with (0:
+    /// before it was recorded).
+    #[serde(default)]
+    pub chunking: u32,
     /// Chunks stored for the file.
     pub chunks: usize,
     /// What the file says about others: the code graph's unresolved edges
     /// (`graph::FileFacts`), derived in the same pass as the chunks.
     #[serde(default, skip_serializing_if = "crate::graph::FileFacts::is_empty")]
     pub facts: crate::graph::FileFacts,
+}
+
+impl FileState {
+    /// Whether `other` (the same file read again) has the content and the
+    /// chunking this state's rows were made from: then its rows stay.
+    pub fn same_rows(&self, other: &FileState) -> bool {
+        self.sha256 == other.sha256 && self.chunking == other.chunking
+    }
 }
 
 /// A file left out of the index, fingerprinted so that it is not read
@@ -57,9 +69,10 @@ pub struct SyncState {
     /// The settings that decide which files are indexed
     /// (`index_exclude_classes`, `max_file_size`, `max_chunks`,
     /// `index_locales` with the detected ones), the
-    /// classifier's rules version, the foreign trees the walk found and the
-    /// code-graph facts' version, at
-    /// the last sync; when they change, every file is read again.
+    /// classifier's rules version, the foreign trees the walk found, the
+    /// code-graph facts' version and the chunking version
+    /// ([`crate::chunk::CHUNKING_VERSION`]), at the last sync; when they
+    /// change, every file is read again.
     #[serde(default)]
     pub admission: String,
 }
@@ -74,7 +87,8 @@ pub(super) fn admission_rules(config: &Config, foreign: &[String]) -> String {
         config.index_locales,
         crate::classify::RULES_VERSION,
         foreign,
-        crate::graph::facts::FACTS_VERSION
+        crate::graph::facts::FACTS_VERSION,
+        crate::chunk::CHUNKING_VERSION
     ])
     .to_string()
 }

@@ -195,6 +195,7 @@ pub(super) fn prepare(c: &Candidate, config: &Config) -> Result<Prepared, String
             size: c.size,
             mtime_ns: c.mtime_ns,
             sha256: sha,
+            chunking: crate::chunk::CHUNKING_VERSION,
             chunks: chunks.len(),
             facts: crate::graph::facts::extract(&c.rel, &source),
         },
@@ -302,7 +303,7 @@ pub(super) fn admit(
                 let previous = state
                     .files
                     .get(&rel)
-                    .map(|f| (f.chunks, f.sha256 == p.state.sha256));
+                    .map(|f| (f.chunks, f.same_rows(&p.state)));
                 if let Some((chunks, true)) = previous {
                     // Touched but identical: refresh the fingerprint only.
                     report.unchanged += 1;
