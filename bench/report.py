@@ -107,6 +107,9 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/six3", "076bef3",
      "+ an outline's elided members are not read; an `@var` above an assignment types the variable; "
      "the harness waits for the model"),
+    ("trial-2026-11-28/six4", "637d43e",
+     "+ co-change pairs shared out by commit size; tests named after a shown action; files named "
+     "but never read listed as unchecked; minified lines out of chunks"),
 ]
 
 

@@ -5,7 +5,7 @@
 use super::Shown;
 use super::budget::Budget;
 use super::wire::QueryResult;
-use crate::rank::{QueryPlan, RankedFile};
+use crate::rank::{FileChunk, QueryPlan, RankedFile};
 
 /// Default budget of a `query` reply, in estimated tokens: room for the plan,
 /// ten files with why they ranked and the code of the best three. Chosen on
@@ -83,8 +83,15 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
     };
     let mut seen = Shown::default();
     for (i, (f, h)) in o.files.iter().zip(&layout.entries).enumerate() {
+        // The layout fits its entries to the budget; a header that still
+        // does not fit ends the list, and the count says so ("11 ranked"
+        // over ten lines misled an agent in a trial).
+        if !b.push(&h[0]) {
+            kept.files = i;
+            kept.full = kept.full.min(i);
+            break;
+        }
         seen.name(&f.file);
-        b.push(&h[0]);
         if i >= layout.full {
             continue;
         }
@@ -392,6 +399,30 @@ fn file_lines(i: usize, f: &RankedFile, chunks: usize) -> Vec<String> {
     out
 }
 
+/// What a class chunk's first signature line says it extends or
+/// implements (` extends FeedRequest`), at most 80 chars; empty for other
+/// chunks. A compact line named `ArticleListRequest` alone, and an agent in
+/// a trial had to read the file to learn it was a `FeedRequest`
+/// (bench/README.md § Honest agent trial).
+fn parents(c: &FileChunk) -> String {
+    if !matches!(c.kind.as_str(), "class" | "interface" | "enum") {
+        return String::new();
+    }
+    let line = c.signature.lines().next().unwrap_or("");
+    let Some(at) = [" extends ", " implements "]
+        .iter()
+        .filter_map(|k| line.find(k))
+        .min()
+    else {
+        return String::new();
+    };
+    let rest = line[at..].trim_end().trim_end_matches('{').trim_end();
+    match rest.char_indices().nth(80) {
+        Some((cut, _)) => format!("{} …", &rest[..cut]),
+        None => rest.to_string(),
+    }
+}
+
 /// The `i`-th file in one line (rank, path, class, its first three reasons,
 /// the best chunk's lines and name): files past the code-showing ones, so that
 /// a reply within the default budget names every ranked file. Past the
@@ -407,10 +438,11 @@ fn compact_line(i: usize, f: &RankedFile) -> String {
         .first()
         .map(|c| {
             format!(
-                " {}-{} {}",
+                " {}-{} {}{}",
                 c.start_line,
                 c.end_line,
-                c.fqcn.as_deref().unwrap_or(&c.name)
+                c.fqcn.as_deref().unwrap_or(&c.name),
+                parents(c)
             )
         })
         .unwrap_or_default();
@@ -467,7 +499,7 @@ fn reasons(f: &RankedFile) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::classify::FileClass;
-    use crate::rank::{FileChunk, Why};
+    use crate::rank::Why;
 
     fn chunk(name: &str, related: usize) -> FileChunk {
         FileChunk {
@@ -500,6 +532,26 @@ mod tests {
             },
             chunks,
         }
+    }
+
+    /// A compact line says what a class extends or implements; a method's
+    /// line says nothing more.
+    #[test]
+    fn a_compact_line_names_what_a_class_extends() {
+        let mut class = chunk("ArticleListRequest", 0);
+        class.kind = "class".into();
+        class.fqcn = Some("App\\Http\\Requests\\Api\\ArticleListRequest".into());
+        class.signature = "class ArticleListRequest extends FeedRequest implements Bar {".into();
+        let line = compact_line(
+            2,
+            &file("app/Http/Requests/Api/ArticleListRequest.php", vec![class]),
+        );
+        assert!(
+            line.ends_with("1-20 App\\Http\\Requests\\Api\\ArticleListRequest extends FeedRequest implements Bar\n"),
+            "{line}"
+        );
+        let line = compact_line(2, &file("app/A.php", vec![chunk("list", 0)]));
+        assert!(line.ends_with("ArticleController::list\n"), "{line}");
     }
 
     /// Of a class outline, only the lines before its first elided member
