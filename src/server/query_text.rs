@@ -249,8 +249,9 @@ impl Layout {
         };
         let mut used = 0;
         let mut entries: Vec<Vec<String>> = Vec::new();
+        let listed = class_names(files);
         for (i, f) in files.iter().enumerate() {
-            let line = vec![compact_line(i, f)];
+            let line = vec![compact_line(i, f, &listed)];
             let c = cost(&line);
             if used + c > room / 2 {
                 break;
@@ -399,12 +400,27 @@ fn file_lines(i: usize, f: &RankedFile, chunks: usize) -> Vec<String> {
     out
 }
 
+/// The class names the listed files are named after (`FeedRequest` for
+/// `app/Http/Requests/Api/FeedRequest.php`).
+fn class_names(files: &[RankedFile]) -> std::collections::HashSet<&str> {
+    files
+        .iter()
+        .map(|f| {
+            let name = f.file.rsplit('/').next().unwrap_or(&f.file);
+            name.split('.').next().unwrap_or(name)
+        })
+        .collect()
+}
+
 /// What a class chunk's first signature line says it extends or
-/// implements (` extends FeedRequest`), at most 80 chars; empty for other
-/// chunks. A compact line named `ArticleListRequest` alone, and an agent in
-/// a trial had to read the file to learn it was a `FeedRequest`
-/// (bench/README.md § Honest agent trial).
-fn parents(c: &FileChunk) -> String {
+/// implements (` extends FeedRequest`), at most 80 chars, when one of
+/// those parents is a class of another listed file (`listed`,
+/// [`class_names`]); empty otherwise. A compact line named
+/// `ArticleListRequest` alone, and an agent in a trial had to read the
+/// file to learn it was a `FeedRequest` (bench/README.md § Honest agent
+/// trial); every parent (`Controller`, `Model`) cost 0.2–0.4 files of the
+/// change-set replies' 1,200 tokens (§ Change sets).
+fn parents(c: &FileChunk, listed: &std::collections::HashSet<&str>) -> String {
     if !matches!(c.kind.as_str(), "class" | "interface" | "enum") {
         return String::new();
     }
@@ -417,6 +433,12 @@ fn parents(c: &FileChunk) -> String {
         return String::new();
     };
     let rest = line[at..].trim_end().trim_end_matches('{').trim_end();
+    let names = rest
+        .split(|ch: char| ch == ',' || ch.is_whitespace())
+        .map(|w| w.rsplit('\\').next().unwrap_or(w));
+    if !names.into_iter().any(|n| listed.contains(n)) {
+        return String::new();
+    }
     match rest.char_indices().nth(80) {
         Some((cut, _)) => format!("{} …", &rest[..cut]),
         None => rest.to_string(),
@@ -430,7 +452,7 @@ fn parents(c: &FileChunk) -> String {
 /// `rank::REPLY_FILES`) the reasons are left out, about a third of the
 /// line: on koel's change-set tickets the 1,200-token budget otherwise cut
 /// the filled list to 18.8 files of 20.
-fn compact_line(i: usize, f: &RankedFile) -> String {
+fn compact_line(i: usize, f: &RankedFile, listed: &std::collections::HashSet<&str>) -> String {
     let mut why = reasons(f);
     why.truncate(if i < crate::rank::QUERY_LIMIT { 3 } else { 0 });
     let best = f
@@ -442,7 +464,7 @@ fn compact_line(i: usize, f: &RankedFile) -> String {
                 c.start_line,
                 c.end_line,
                 c.fqcn.as_deref().unwrap_or(&c.name),
-                parents(c)
+                parents(c, listed)
             )
         })
         .unwrap_or_default();
@@ -534,23 +556,33 @@ mod tests {
         }
     }
 
-    /// A compact line says what a class extends or implements; a method's
-    /// line says nothing more.
+    /// A compact line says what a class extends or implements when that is
+    /// a listed file's class; a method's line, or a class extending only
+    /// classes that are not listed, says nothing more.
     #[test]
-    fn a_compact_line_names_what_a_class_extends() {
+    fn a_compact_line_names_a_listed_parent() {
         let mut class = chunk("ArticleListRequest", 0);
         class.kind = "class".into();
         class.fqcn = Some("App\\Http\\Requests\\Api\\ArticleListRequest".into());
-        class.signature = "class ArticleListRequest extends FeedRequest implements Bar {".into();
-        let line = compact_line(
-            2,
-            &file("app/Http/Requests/Api/ArticleListRequest.php", vec![class]),
-        );
+        class.signature =
+            "class ArticleListRequest extends Api\\FeedRequest implements Bar {".into();
+        let f = file("app/Http/Requests/Api/ArticleListRequest.php", vec![class]);
+        let files = [
+            f.clone(),
+            file("app/Http/Requests/Api/FeedRequest.php", vec![]),
+        ];
+        let line = compact_line(2, &f, &class_names(&files));
         assert!(
-            line.ends_with("1-20 App\\Http\\Requests\\Api\\ArticleListRequest extends FeedRequest implements Bar\n"),
+            line.ends_with("1-20 App\\Http\\Requests\\Api\\ArticleListRequest extends Api\\FeedRequest implements Bar\n"),
             "{line}"
         );
-        let line = compact_line(2, &file("app/A.php", vec![chunk("list", 0)]));
+        let alone = compact_line(2, &f, &class_names(&files[..1]));
+        assert!(alone.ends_with("ArticleListRequest\n"), "{alone}");
+        let line = compact_line(
+            2,
+            &file("app/A.php", vec![chunk("list", 0)]),
+            &class_names(&files),
+        );
         assert!(line.ends_with("ArticleController::list\n"), "{line}");
     }
 
