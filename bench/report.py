@@ -110,6 +110,8 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/six4", "637d43e",
      "+ co-change pairs shared out by commit size; tests named after a shown action; files named "
      "but never read listed as unchecked; minified lines out of chunks"),
+    ("trial-2026-11-28/six5", "7a27817",
+     "+ a compact line names a listed parent class; the ranked count is of the lines shown"),
 ]
 
 

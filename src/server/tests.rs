@@ -77,6 +77,45 @@ fn read(s: &Shown) -> Vec<(&str, usize, usize)> {
         .collect()
 }
 
+/// A kind filter that matches nothing says which kinds the files define
+/// (an anonymous migration class has only methods); one that matches says
+/// nothing more.
+#[tokio::test]
+async fn an_empty_kind_filter_names_the_kinds_there_are() {
+    let (d, s) = repo();
+    std::fs::create_dir_all(d.path().join("database/migrations")).unwrap();
+    std::fs::write(
+        d.path().join("database/migrations/2021_01_01_000000_create_orders.php"),
+        "<?php\n\nreturn new class extends Migration\n{\n    public function up()\n    {\n    }\n\n    public function down()\n    {\n    }\n};\n",
+    )
+    .unwrap();
+    let r = s
+        .get_symbols_reply(params(
+            serde_json::json!({"path": "database/migrations", "kind": "class"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.value.total, 0);
+    assert_eq!(
+        r.value.other_kinds.get("method"),
+        Some(&2),
+        "{:?}",
+        r.value.other_kinds
+    );
+    assert!(
+        r.text
+            .contains("none of that kind; the same files define: method 2"),
+        "{}",
+        r.text
+    );
+    let r = s
+        .get_symbols_reply(params(serde_json::json!({"path": "app", "kind": "class"})))
+        .await
+        .unwrap();
+    assert!(r.value.total > 0 && r.value.other_kinds.is_empty());
+    assert!(!r.text.contains("none of that kind"), "{}", r.text);
+}
+
 #[tokio::test]
 async fn read_file_and_function_at_line_read_the_lines_they_return() {
     let (_d, s) = repo();

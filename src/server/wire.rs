@@ -251,6 +251,10 @@ pub struct SymbolList {
     pub files_scanned: usize,
     /// Files whose parse had errors (results from them are best effort).
     pub files_with_parse_errors: Vec<String>,
+    /// When a `kind` filter matched nothing: the kinds the same files and
+    /// name do define, with their counts (empty otherwise).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub other_kinds: std::collections::BTreeMap<String, usize>,
 }
 
 /// A node of a file's symbol tree.

@@ -78,6 +78,7 @@ pub(super) fn select_symbols(
         total,
         files_scanned: files.len(),
         files_with_parse_errors: broken,
+        other_kinds: Default::default(),
     }
 }
 
@@ -86,6 +87,17 @@ pub(super) fn select_symbols(
 pub(super) fn list_text(list: &mut SymbolList, max_tokens: usize) -> String {
     let mut b = Budget::new(max_tokens);
     b.force(&format!("{} symbol(s)\n", list.total));
+    if !list.other_kinds.is_empty() {
+        let kinds: Vec<String> = list
+            .other_kinds
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        b.force(&format!(
+            "none of that kind; the same files define: {} (an anonymous class, `new class …`, has no name and is not listed as a class; its methods are)\n",
+            kinds.join(", ")
+        ));
+    }
     let shown = b.push_each(&list.symbols, |d| {
         format!(
             "{}:{}-{} {} {}  {}\n",
@@ -404,12 +416,27 @@ impl CodeIntel {
         let mut list = blocking(move || -> Result<SymbolList, SymbolError> {
             let files = shared.scan(p.path.as_deref(), p.language.as_deref())?;
             let needle = p.name.as_deref().map(str::to_lowercase);
-            Ok(select_symbols(&files, p.max_results, |d| {
-                p.kind.as_deref().is_none_or(|k| d.kind == k)
-                    && needle
-                        .as_deref()
-                        .is_none_or(|n| d.name.to_lowercase().contains(n))
-            }))
+            let named = |d: &Definition| {
+                needle
+                    .as_deref()
+                    .is_none_or(|n| d.name.to_lowercase().contains(n))
+            };
+            let mut list = select_symbols(&files, p.max_results, |d| {
+                p.kind.as_deref().is_none_or(|k| d.kind == k) && named(d)
+            });
+            // An empty answer to a kind filter says what is there instead:
+            // "0 symbol(s)" of kind class over migrations whose classes are
+            // anonymous (`return new class extends Migration`) read as
+            // "nothing there" to an agent in a trial (bench/README.md §
+            // Honest agent trial).
+            if list.total == 0 && p.kind.is_some() {
+                for (_, syms) in &files {
+                    for d in syms.definitions.iter().filter(|d| named(d)) {
+                        *list.other_kinds.entry(d.kind.clone()).or_default() += 1;
+                    }
+                }
+            }
+            Ok(list)
         })
         .await??;
         let text = list_text(&mut list, max_tokens);

@@ -10,7 +10,7 @@ use rmcp::{tool, tool_router};
 
 use super::{
     SubmitSemanticParams, SubmitUnderstandingParams, SubmitVerificationParams,
-    ValidateRelevanceParams, assessment_text, confine_files, needs_text, view_text,
+    ValidateRelevanceParams, assessment_text, confine_files, requirements_text, view_text,
 };
 use crate::learn::LearnedPair;
 use crate::relevance::{self, CALIBRATED};
@@ -54,18 +54,12 @@ impl CodeIntel {
             confidence: 0.0,
             unchecked: Vec::new(),
         });
-        // In READY the requirements are met: say so, not what they "need".
-        let needs = if s.phase == session::Phase::Ready {
-            "met"
-        } else {
-            "needs"
-        };
         // READY says how this repository checks writes (the hook or not).
         let hook = (s.phase == session::Phase::Ready)
             .then(|| crate::client::hook_installed(self.shared.repo.root()));
         let next = session::next_step_with_hook(&s, hook);
         let text = format!(
-            "{} (phase {}); risk {}{}; {needs} {}; confidence {:.2}{}\nnext: {}",
+            "{} (phase {}); risk {}{}; {}; confidence {:.2}{}\nnext: {}",
             step.note,
             s.phase,
             s.risk,
@@ -74,7 +68,7 @@ impl CodeIntel {
             } else {
                 format!(" ({})", s.risk_reasons.join("; "))
             },
-            needs_text(&s.requirements),
+            requirements_text(&s.requirements, &a, s.phase == session::Phase::Ready),
             a.confidence,
             assessment_text(&a),
             next

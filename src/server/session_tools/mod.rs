@@ -227,10 +227,15 @@ fn view_text(v: &SessionView) -> String {
 
 /// The requirements in words.
 fn needs_text(r: &session::Requirements) -> String {
-    if r.needs.is_empty() {
+    needs_text_of(r, &r.needs)
+}
+
+/// [`needs_text`] of `needs` only (some of `r.needs`).
+fn needs_text_of(r: &session::Requirements, needs: &[Requirement]) -> String {
+    if needs.is_empty() {
         return "nothing".into();
     }
-    r.needs
+    needs
         .iter()
         .map(|n| {
             let name = n.name();
@@ -242,6 +247,25 @@ fn needs_text(r: &session::Requirements) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The requirements as a submission left them: in READY every one, as
+/// met; otherwise the unmet ones with what meets them, then the met ones
+/// by name (a refusal that listed every requirement as "needs" beside the
+/// one gap made an agent in a trial hunt for what was left; bench/README.md
+/// § Honest agent trial).
+fn requirements_text(r: &session::Requirements, a: &session::Assessment, ready: bool) -> String {
+    if ready {
+        return format!("met {}", needs_text(r));
+    }
+    let (unmet, met): (Vec<Requirement>, Vec<Requirement>) =
+        r.needs.iter().partition(|n| a.missing.contains_key(n));
+    let mut out = format!("needs {}", needs_text_of(r, &unmet));
+    if !met.is_empty() {
+        let names: Vec<&str> = met.iter().map(|n| n.name()).collect();
+        out.push_str(&format!("; met {}", names.join(", ")));
+    }
+    out
 }
 
 /// What is missing and rejected, one line each, for replies.
@@ -517,5 +541,40 @@ impl CodeIntel {
                 consistency,
             },
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A refusal names the unmet requirements with what meets them and the
+    /// met ones apart; READY says every one is met.
+    #[test]
+    fn a_refusal_names_what_is_missing_apart_from_what_is_met() {
+        let r = session::Requirements::of(session::Intent::Modify, session::Risk::Low);
+        let a = session::Assessment {
+            rejected_claims: vec![],
+            missing: [(
+                Requirement::Files,
+                "read `routes/api.php` first".to_string(),
+            )]
+            .into(),
+            confidence: 0.67,
+            unchecked: vec![],
+        };
+        let text = requirements_text(&r, &a, false);
+        assert!(text.starts_with("needs files ("), "{text}");
+        assert!(text.ends_with("; met symbols, entry_points"), "{text}");
+        let done = session::Assessment {
+            missing: Default::default(),
+            ..a
+        };
+        let text = requirements_text(&r, &done, true);
+        assert!(text.starts_with("met symbols ("), "{text}");
+        assert!(
+            text.contains("files (") && text.contains("entry_points ("),
+            "{text}"
+        );
     }
 }
