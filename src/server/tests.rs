@@ -104,10 +104,17 @@ async fn an_empty_kind_filter_names_the_kinds_there_are() {
     );
     assert!(
         r.text
-            .contains("none of that kind; the same files define: method 2"),
+            .contains("none of that kind; the same files define: method 2 (an anonymous class"),
         "{}",
         r.text
     );
+    // A kind missing beside named classes: no anonymous-class note.
+    let r = s
+        .get_symbols_reply(params(serde_json::json!({"path": "app", "kind": "enum"})))
+        .await
+        .unwrap();
+    assert!(r.text.contains("none of that kind"), "{}", r.text);
+    assert!(!r.text.contains("anonymous"), "{}", r.text);
     let r = s
         .get_symbols_reply(params(serde_json::json!({"path": "app", "kind": "class"})))
         .await

@@ -93,9 +93,18 @@ pub(super) fn list_text(list: &mut SymbolList, max_tokens: usize) -> String {
             .iter()
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
+        // Methods with no container of any kind: an anonymous class.
+        let containers = ["class", "interface", "trait", "enum", "impl"];
+        let anonymous = list.other_kinds.contains_key("method")
+            && !containers.iter().any(|k| list.other_kinds.contains_key(*k));
         b.force(&format!(
-            "none of that kind; the same files define: {} (an anonymous class, `new class …`, has no name and is not listed as a class; its methods are)\n",
-            kinds.join(", ")
+            "none of that kind; the same files define: {}{}\n",
+            kinds.join(", "),
+            if anonymous {
+                " (an anonymous class, `new class …`, has no name and is not listed as a class; its methods are)"
+            } else {
+                ""
+            }
         ));
     }
     let shown = b.push_each(&list.symbols, |d| {
