@@ -112,6 +112,9 @@ TRIAL_ARMS = [
      "but never read listed as unchecked; minified lines out of chunks"),
     ("trial-2026-11-28/six5", "7a27817",
      "+ a compact line names a listed parent class; the ranked count is of the lines shown"),
+    ("trial-2026-11-28/six6", "5633811",
+     "+ a refusal names the unmet requirements apart from the met ones; get_symbols names the kinds "
+     "there are when a kind filter matches nothing"),
 ]
 
 

@@ -427,6 +427,10 @@ pub struct UnderstandingReply {
     /// Existing files named (files_analyzed, existing_patterns) that the
     /// session never read and no requirement checked: taken as said.
     pub unchecked: Vec<String>,
+    /// Symbols named with no definition yet that the change creates (a
+    /// member of a class in files_to_edit, or a class whose new file is
+    /// there): taken as said.
+    pub created: Vec<String>,
     pub risk_level: Risk,
     pub risk_reasons: Vec<String>,
     pub requirements: Requirements,

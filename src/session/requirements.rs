@@ -297,6 +297,7 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
     }
     Assessment {
         unchecked,
+        created: c.created,
         confidence: if checks == 0 {
             1.0
         } else {
@@ -312,13 +313,42 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
 /// the claims rejected (with why).
 struct Claims<'u> {
     rejected: Vec<String>,
+    /// Symbols with no definition that the change creates
+    /// ([`created_by_change`]).
+    created: Vec<String>,
     symbols: Vec<(&'u str, Vec<String>)>,
     files: BTreeSet<&'u str>,
     unread: Vec<&'u str>,
 }
 
+/// Whether `symbol`, which has no definition, is code the change creates:
+/// a member of a class defined in a file of `files_to_edit`
+/// (`ProfileController::followSelf`), or a class, or a member of one,
+/// whose file `files_to_edit` creates (`UserPolicy::follow` with
+/// `app/Policies/UserPolicy.php`). Agents in a trial named the policy they
+/// meant to write and were refused once for it (bench/README.md § Honest
+/// agent trial).
+fn created_by_change(symbol: &str, u: &Understanding, facts: &Facts<'_>) -> bool {
+    let (class, _) = short_form(symbol);
+    let class = class.unwrap_or_else(|| unqualified(symbol));
+    let stem = |f: &str| {
+        let name = f.rsplit('/').next().unwrap_or(f);
+        name.split('.').next().unwrap_or(name).to_string()
+    };
+    let new_file = u
+        .files_to_edit
+        .iter()
+        .any(|f| !(facts.file_exists)(f) && stem(f) == class);
+    let edited_class = qualifier(symbol).is_some()
+        && (facts.definition_files)(class)
+            .iter()
+            .any(|d| u.files_to_edit.contains(d));
+    new_file || edited_class
+}
+
 fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
     let mut rejected = Vec::new();
+    let mut created = Vec::new();
     let mut symbols: Vec<(&str, Vec<String>)> = Vec::new();
     for s in &u.symbols_identified {
         if symbols.iter().any(|(x, _)| *x == s.as_str()) {
@@ -326,9 +356,11 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
             continue;
         }
         let defs = (facts.definition_files)(s);
-        if defs.is_empty() {
+        if defs.is_empty() && created_by_change(s, u, facts) {
+            created.push(s.clone());
+        } else if defs.is_empty() {
             rejected.push(format!(
-                "symbol `{s}` has no definition in the repository (check the name with find_definitions; code the change will create is not listed here: its file goes in files_to_edit)"
+                "symbol `{s}` has no definition in the repository (check the name with find_definitions; code the change creates counts when its class's file is in files_to_edit)"
             ));
         } else {
             symbols.push((s.as_str(), defs));
@@ -358,6 +390,7 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
     }
     Claims {
         rejected,
+        created,
         symbols,
         files,
         unread,
@@ -558,6 +591,54 @@ mod tests {
         let a = assess(&modify, &u, &facts);
         assert!(a.missing[&Requirement::Files].contains("`b.py`"), "{a:?}");
         assert_eq!(a.unchecked, ["c.py"]);
+    }
+
+    /// A symbol with no definition is code the change creates when its
+    /// class's new file, or the file of its existing class, is to be
+    /// edited; otherwise it is a rejected claim.
+    #[test]
+    fn symbols_the_change_creates_are_not_rejected() {
+        let read: BTreeSet<String> = ["app/Http/ProfileController.php".to_string()].into();
+        let none = BTreeMap::new();
+        let texts = BTreeMap::new();
+        let facts = Facts {
+            definition_files: &|s| match s {
+                "ProfileController" | "ProfileController::follow" => {
+                    vec!["app/Http/ProfileController.php".into()]
+                }
+                _ => Vec::new(),
+            },
+            file_exists: &|f| f == "app/Http/ProfileController.php",
+            is_test: &|_| false,
+            files_read: &read,
+            definition_read: &|s| s == "ProfileController::follow",
+            reference_checks: &none,
+            text_checks: &texts,
+        };
+        let u = Understanding {
+            symbols_identified: vec![
+                "ProfileController::follow".into(),
+                "UserPolicy::follow".into(),
+                "ProfileController::refuseSelf".into(),
+                "Nowhere::thing".into(),
+            ],
+            files_to_edit: vec![
+                "app/Http/ProfileController.php".into(),
+                "app/Policies/UserPolicy.php".into(),
+            ],
+            ..Understanding::default()
+        };
+        let req = Requirements::of(
+            crate::session::Intent::Investigate,
+            crate::session::Risk::Low,
+        );
+        let a = assess(&req, &u, &facts);
+        assert_eq!(
+            a.created,
+            ["UserPolicy::follow", "ProfileController::refuseSelf"]
+        );
+        assert_eq!(a.rejected_claims.len(), 1, "{a:?}");
+        assert!(a.rejected_claims[0].contains("`Nowhere::thing`"), "{a:?}");
     }
 
     /// A check of `Class::member` counts for the same member named with

@@ -53,11 +53,20 @@ impl CodeIntel {
             missing: BTreeMap::new(),
             confidence: 0.0,
             unchecked: Vec::new(),
+            created: Vec::new(),
         });
         // READY says how this repository checks writes (the hook or not).
         let hook = (s.phase == session::Phase::Ready)
             .then(|| crate::client::hook_installed(self.shared.repo.root()));
-        let next = session::next_step_with_hook(&s, hook);
+        // Only rejected claims hold READY back: say what to do about them.
+        let next = if s.phase == session::Phase::Exploration
+            && a.missing.is_empty()
+            && !a.rejected_claims.is_empty()
+        {
+            "correct or drop the rejected claims below (a symbol the change creates counts when its class's file is in files_to_edit), then submit_understanding again".to_string()
+        } else {
+            session::next_step_with_hook(&s, hook)
+        };
         let text = format!(
             "{} (phase {}); risk {}{}; {}; confidence {:.2}{}\nnext: {}",
             step.note,
@@ -79,6 +88,7 @@ impl CodeIntel {
             missing: a.missing,
             rejected_claims: a.rejected_claims,
             unchecked: a.unchecked,
+            created: a.created,
             risk_level: s.risk,
             risk_reasons: s.risk_reasons.clone(),
             requirements: s.requirements.clone(),

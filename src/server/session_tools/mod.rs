@@ -260,6 +260,19 @@ fn requirements_text(r: &session::Requirements, a: &session::Assessment, ready: 
     }
     let (unmet, met): (Vec<Requirement>, Vec<Requirement>) =
         r.needs.iter().partition(|n| a.missing.contains_key(n));
+    if unmet.is_empty() {
+        // Only rejected claims hold READY back ("needs nothing" beside
+        // "not met" read as a contradiction to an agent in a trial).
+        let names: Vec<&str> = met.iter().map(|n| n.name()).collect();
+        return format!(
+            "requirements met ({}), but the rejected claims below hold READY back",
+            if names.is_empty() {
+                "none needed".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+    }
     let mut out = format!("needs {}", needs_text_of(r, &unmet));
     if !met.is_empty() {
         let names: Vec<&str> = met.iter().map(|n| n.name()).collect();
@@ -276,6 +289,16 @@ fn assessment_text(a: &session::Assessment) -> String {
     }
     for c in &a.rejected_claims {
         out.push_str(&format!("\n- rejected: {c}"));
+    }
+    if !a.created.is_empty() {
+        out.push_str(&format!(
+            "\n- to be created by the change (no definition yet; taken as said): {}",
+            a.created
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     if !a.unchecked.is_empty() {
         out.push_str(&format!(
@@ -562,14 +585,25 @@ mod tests {
             .into(),
             confidence: 0.67,
             unchecked: vec![],
+            created: vec![],
         };
         let text = requirements_text(&r, &a, false);
         assert!(text.starts_with("needs files ("), "{text}");
         assert!(text.ends_with("; met symbols, entry_points"), "{text}");
         let done = session::Assessment {
             missing: Default::default(),
+            ..a.clone()
+        };
+        let rejected = session::Assessment {
+            missing: Default::default(),
+            rejected_claims: vec!["symbol `UserPolicy::follow` has no definition".into()],
             ..a
         };
+        let text = requirements_text(&r, &rejected, false);
+        assert_eq!(
+            text,
+            "requirements met (symbols, files, entry_points), but the rejected claims below hold READY back"
+        );
         let text = requirements_text(&r, &done, true);
         assert!(text.starts_with("met symbols ("), "{text}");
         assert!(

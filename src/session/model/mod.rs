@@ -289,6 +289,11 @@ pub struct Assessment {
     /// `confidence`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unchecked: Vec<String>,
+    /// Symbols named with no definition yet that the change creates (a
+    /// member of a class in files_to_edit, or a class whose new file is
+    /// there): taken as said, not part of `confidence`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created: Vec<String>,
 }
 
 impl Assessment {
