@@ -115,6 +115,9 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/six6", "5633811",
      "+ a refusal names the unmet requirements apart from the met ones; get_symbols names the kinds "
      "there are when a kind filter matches nothing"),
+    ("trial-2026-11-28/six7", "0c56df6",
+     "+ a symbol the change creates is listed as created, not rejected; a refusal held back only by "
+     "rejected claims says so"),
 ]
 
 

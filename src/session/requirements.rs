@@ -373,7 +373,12 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
             ));
         }
     }
-    // Files the change reads or edits: existing ones must have been read.
+    // Files the change reads or edits: existing ones it edits must have
+    // been read; one only said to be analysed and never read is listed as
+    // unchecked instead ([`assess`]): refusing it bought a read of
+    // `routes/api.php`, seen as a find_references line, and a resubmission
+    // in an agent trial (bench/README.md § Honest agent trial), and
+    // protected no write.
     let mut files = BTreeSet::new();
     let mut unread = Vec::new();
     for f in u.files_analyzed.iter().chain(&u.files_to_edit) {
@@ -384,7 +389,7 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
             if u.files_analyzed.contains(f) {
                 rejected.push(format!("file `{f}` does not exist"));
             }
-        } else if !facts.files_read.contains(f) {
+        } else if !facts.files_read.contains(f) && u.edits().contains(f) {
             unread.push(f.as_str());
         }
     }
@@ -589,8 +594,17 @@ mod tests {
         assert_eq!(a.confidence, 0.5, "the missing file is a rejected claim");
         let modify = Requirements::of(crate::session::Intent::Modify, crate::session::Risk::Low);
         let a = assess(&modify, &u, &facts);
+        // Nothing to edit named: the files analysed are the edits, and must be read.
         assert!(a.missing[&Requirement::Files].contains("`b.py`"), "{a:?}");
         assert_eq!(a.unchecked, ["c.py"]);
+        // With files to edit named, an analysed file never read is unchecked.
+        let u = Understanding {
+            files_to_edit: vec!["a.py".into()],
+            ..u
+        };
+        let a = assess(&modify, &u, &facts);
+        assert!(!a.missing.contains_key(&Requirement::Files), "{a:?}");
+        assert_eq!(a.unchecked, ["b.py", "c.py"]);
     }
 
     /// A symbol with no definition is code the change creates when its
