@@ -290,25 +290,21 @@ fn assessment_text(a: &session::Assessment) -> String {
     for c in &a.rejected_claims {
         out.push_str(&format!("\n- rejected: {c}"));
     }
-    if !a.created.is_empty() {
-        out.push_str(&format!(
-            "\n- to be created by the change (no definition yet; taken as said): {}",
-            a.created
-                .iter()
-                .map(|s| format!("`{s}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if !a.unchecked.is_empty() {
-        out.push_str(&format!(
-            "\n- named but never read in this session (taken as said, not checked): {}",
-            a.unchecked
-                .iter()
-                .map(|f| format!("`{f}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+    // Claims taken as said: symbols to be created, files never read.
+    for (label, items) in [
+        (
+            "to be created by the change (no definition yet; taken as said)",
+            &a.created,
+        ),
+        (
+            "named but never read in this session (taken as said, not checked)",
+            &a.unchecked,
+        ),
+    ] {
+        if !items.is_empty() {
+            let names: Vec<String> = items.iter().map(|x| format!("`{x}`")).collect();
+            out.push_str(&format!("\n- {label}: {}", names.join(", ")));
+        }
     }
     out
 }
@@ -603,6 +599,15 @@ mod tests {
         assert_eq!(
             text,
             "requirements met (symbols, files, entry_points), but the rejected claims below hold READY back"
+        );
+        let taken = session::Assessment {
+            created: vec!["UserPolicy::follow".into()],
+            unchecked: vec!["routes/api.php".into()],
+            ..done.clone()
+        };
+        assert_eq!(
+            assessment_text(&taken),
+            "\n- to be created by the change (no definition yet; taken as said): `UserPolicy::follow`\n- named but never read in this session (taken as said, not checked): `routes/api.php`"
         );
         let text = requirements_text(&r, &done, true);
         assert!(text.starts_with("met symbols ("), "{text}");
