@@ -118,6 +118,8 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/six7", "0c56df6",
      "+ a symbol the change creates is listed as created, not rejected; a refusal held back only by "
      "rejected claims says so"),
+    ("trial-2026-11-28/six8", "b6114ef",
+     "+ a file only said to be analysed and never read blocks nothing when files_to_edit is given"),
 ]
 
 
