@@ -61,6 +61,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// A repo-relative path's file name up to its first dot, case kept:
+/// `app/Http/Requests/FeedRequest.php` → `FeedRequest`,
+/// `resources/views/song.blade.php` → `song`.
+pub fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split('.').next().unwrap_or(name)
+}
+
 /// `1234567` → `1,234,567`.
 pub fn group(n: usize) -> String {
     let s = n.to_string();

@@ -46,8 +46,7 @@ const MIN_SCORE: f32 = 0.3;
 /// A file name's stem, lower case: the part before the first dot
 /// (`song.blade.php` → `song`, `SongList.spec.ts` → `songlist`).
 fn stem(path: &str) -> String {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.split('.').next().unwrap_or(name).to_ascii_lowercase()
+    crate::util::file_stem(path).to_ascii_lowercase()
 }
 
 /// The name of what a test file tests, lower case: its stem less a `test`

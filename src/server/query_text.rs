@@ -405,10 +405,7 @@ fn file_lines(i: usize, f: &RankedFile, chunks: usize) -> Vec<String> {
 fn class_names(files: &[RankedFile]) -> std::collections::HashSet<&str> {
     files
         .iter()
-        .map(|f| {
-            let name = f.file.rsplit('/').next().unwrap_or(&f.file);
-            name.split('.').next().unwrap_or(name)
-        })
+        .map(|f| crate::util::file_stem(&f.file))
         .collect()
 }
 

@@ -331,14 +331,10 @@ struct Claims<'u> {
 fn created_by_change(symbol: &str, u: &Understanding, facts: &Facts<'_>) -> bool {
     let (class, _) = short_form(symbol);
     let class = class.unwrap_or_else(|| unqualified(symbol));
-    let stem = |f: &str| {
-        let name = f.rsplit('/').next().unwrap_or(f);
-        name.split('.').next().unwrap_or(name).to_string()
-    };
     let new_file = u
         .files_to_edit
         .iter()
-        .any(|f| !(facts.file_exists)(f) && stem(f) == class);
+        .any(|f| !(facts.file_exists)(f) && crate::util::file_stem(f) == class);
     let edited_class = qualifier(symbol).is_some()
         && (facts.definition_files)(class)
             .iter()

@@ -260,23 +260,22 @@ fn requirements_text(r: &session::Requirements, a: &session::Assessment, ready: 
     }
     let (unmet, met): (Vec<Requirement>, Vec<Requirement>) =
         r.needs.iter().partition(|n| a.missing.contains_key(n));
+    let met: Vec<&str> = met.iter().map(|n| n.name()).collect();
     if unmet.is_empty() {
         // Only rejected claims hold READY back ("needs nothing" beside
         // "not met" read as a contradiction to an agent in a trial).
-        let names: Vec<&str> = met.iter().map(|n| n.name()).collect();
         return format!(
             "requirements met ({}), but the rejected claims below hold READY back",
-            if names.is_empty() {
+            if met.is_empty() {
                 "none needed".to_string()
             } else {
-                names.join(", ")
+                met.join(", ")
             }
         );
     }
     let mut out = format!("needs {}", needs_text_of(r, &unmet));
     if !met.is_empty() {
-        let names: Vec<&str> = met.iter().map(|n| n.name()).collect();
-        out.push_str(&format!("; met {}", names.join(", ")));
+        out.push_str(&format!("; met {}", met.join(", ")));
     }
     out
 }
