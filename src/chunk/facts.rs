@@ -123,12 +123,17 @@ pub struct TableIndex {
     pub columns: Vec<String>,
 }
 
-/// A foreign key: `column` references `references` on table `on`.
+/// A foreign key: `column` references `references` on table `on`;
+/// `on_delete` is what deleting the referenced row does, as the migration
+/// says it (`cascade` of `onDelete('cascade')` or `cascadeOnDelete()`,
+/// `set null`, `restrict`, `no action`), `None` when it says nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ForeignKey {
     pub column: Option<String>,
     pub references: Option<String>,
     pub on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_delete: Option<String>,
 }
 
 /// `columns`: a Filament table's column names, or a migration's columns.
@@ -623,6 +628,7 @@ mod tests {
                 column: Some("user_id".into()),
                 references: Some("id".into()),
                 on: None,
+                on_delete: Some("cascade".into()),
             }]),
             Fact::Framework(Framework::Laravel),
             Fact::HasForm(true),

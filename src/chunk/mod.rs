@@ -88,8 +88,10 @@ impl Chunk {
 
 /// Version of the chunking rules: a sync after it changes reads every
 /// file again (vectors are reused by content hash). 2: minified lines
-/// ([`crate::classify::MINIFIED_LINE_BYTES`]) are left out of chunks.
-pub const CHUNKING_VERSION: u32 = 2;
+/// ([`crate::classify::MINIFIED_LINE_BYTES`]) are left out of chunks. 3:
+/// a migration's foreign keys say what deleting the referenced row does
+/// (`ForeignKey::on_delete`).
+pub const CHUNKING_VERSION: u32 = 3;
 
 /// Longest facts line in chars, in the embedded text and in `query`'s
 /// keyword matching alike.

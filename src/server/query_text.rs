@@ -75,7 +75,7 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
     if o.files.is_empty() {
         b.force(&format!("{}\n", no_results(readiness)));
     }
-    let layout = Layout::new(&o.files, b.left());
+    let layout = Layout::new(&o.files, b.left(), asks_about_deleting(plan));
     let mut kept = QueryShown {
         files: layout.entries.len(),
         full: layout.full,
@@ -240,7 +240,7 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(files: &[RankedFile], room: usize) -> Layout {
+    fn new(files: &[RankedFile], room: usize, deleting: bool) -> Layout {
         let cost = |lines: &[String]| -> usize {
             lines
                 .iter()
@@ -251,7 +251,7 @@ impl Layout {
         let mut entries: Vec<Vec<String>> = Vec::new();
         let listed = class_names(files);
         for (i, f) in files.iter().enumerate() {
-            let line = vec![compact_line(i, f, &listed)];
+            let line = vec![compact_line(i, f, &listed, deleting)];
             let c = cost(&line);
             if used + c > room / 2 {
                 break;
@@ -442,6 +442,59 @@ fn parents(c: &FileChunk, listed: &std::collections::HashSet<&str>) -> String {
     }
 }
 
+/// Stems of the English words (Japanese terms' too: 削除 → delete) that
+/// ask what deleting a row does.
+const DELETE_STEMS: &[&str] = &["delet", "remov", "cascad", "destroy", "purg", "orphan"];
+
+/// The request speaks of deleting or removing something
+/// ([`DELETE_STEMS`]): then a migration's compact line names its foreign
+/// keys ([`foreign_keys`]). Always naming them cost filamentphp/demo's
+/// migration-heavy change-set replies 0.3–0.9 files of 20 within the
+/// 1,200-token budget, and one Japanese commit its whole change
+/// (bench/README.md § Change sets).
+fn asks_about_deleting(plan: &QueryPlan) -> bool {
+    plan.keywords
+        .iter()
+        .any(|k| DELETE_STEMS.iter().any(|s| k.starts_with(s)))
+}
+
+/// A migration chunk's foreign keys in a few words
+/// (` · article_id → articles on delete cascade, author_id → users`), at
+/// most 120 chars; empty for any other chunk or a table without one. An
+/// agent in a trial read both migrations of a delete-cascade ticket to
+/// learn whether their keys already cascade, which the compact line named
+/// only as `16-24 comments` (bench/README.md § Honest agent trial).
+fn foreign_keys(c: &FileChunk) -> String {
+    use crate::chunk::facts::Fact;
+    if c.kind != "table_schema" {
+        return String::new();
+    }
+    let Some(keys) = c.meta.iter().find_map(|f| match f {
+        Fact::ForeignKeys(k) => Some(k),
+        _ => None,
+    }) else {
+        return String::new();
+    };
+    let parts: Vec<String> = keys
+        .iter()
+        .filter_map(|k| {
+            let (column, table) = (k.column.as_deref()?, k.on.as_deref()?);
+            Some(match &k.on_delete {
+                Some(action) => format!("{column} → {table} on delete {action}"),
+                None => format!("{column} → {table}"),
+            })
+        })
+        .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    let text = parts.join(", ");
+    match text.char_indices().nth(120) {
+        Some((cut, _)) => format!(" · {} …", &text[..cut]),
+        None => format!(" · {text}"),
+    }
+}
+
 /// The `i`-th file in one line (rank, path, class, its first three reasons,
 /// the best chunk's lines and name): files past the code-showing ones, so that
 /// a reply within the default budget names every ranked file. Past the
@@ -449,7 +502,12 @@ fn parents(c: &FileChunk, listed: &std::collections::HashSet<&str>) -> String {
 /// `rank::REPLY_FILES`) the reasons are left out, about a third of the
 /// line: on koel's change-set tickets the 1,200-token budget otherwise cut
 /// the filled list to 18.8 files of 20.
-fn compact_line(i: usize, f: &RankedFile, listed: &std::collections::HashSet<&str>) -> String {
+fn compact_line(
+    i: usize,
+    f: &RankedFile,
+    listed: &std::collections::HashSet<&str>,
+    deleting: bool,
+) -> String {
     let mut why = reasons(f);
     why.truncate(if i < crate::rank::QUERY_LIMIT { 3 } else { 0 });
     let best = f
@@ -457,11 +515,16 @@ fn compact_line(i: usize, f: &RankedFile, listed: &std::collections::HashSet<&st
         .first()
         .map(|c| {
             format!(
-                " {}-{} {}{}",
+                " {}-{} {}{}{}",
                 c.start_line,
                 c.end_line,
                 c.fqcn.as_deref().unwrap_or(&c.name),
-                parents(c, listed)
+                parents(c, listed),
+                if deleting {
+                    foreign_keys(c)
+                } else {
+                    String::new()
+                }
             )
         })
         .unwrap_or_default();
@@ -568,19 +631,58 @@ mod tests {
             f.clone(),
             file("app/Http/Requests/Api/FeedRequest.php", vec![]),
         ];
-        let line = compact_line(2, &f, &class_names(&files));
+        let line = compact_line(2, &f, &class_names(&files), false);
         assert!(
             line.ends_with("1-20 App\\Http\\Requests\\Api\\ArticleListRequest extends Api\\FeedRequest implements Bar\n"),
             "{line}"
         );
-        let alone = compact_line(2, &f, &class_names(&files[..1]));
+        let alone = compact_line(2, &f, &class_names(&files[..1]), false);
         assert!(alone.ends_with("ArticleListRequest\n"), "{alone}");
         let line = compact_line(
             2,
             &file("app/A.php", vec![chunk("list", 0)]),
             &class_names(&files),
+            false,
         );
         assert!(line.ends_with("ArticleController::list\n"), "{line}");
+    }
+
+    /// A migration's compact line says where its foreign keys point and
+    /// what deleting the referenced row does, when the migration says it.
+    #[test]
+    fn a_migration_line_names_its_foreign_keys() {
+        use crate::chunk::facts::{Fact, ForeignKey};
+        let key = |column: &str, on: &str, action: Option<&str>| ForeignKey {
+            column: Some(column.into()),
+            references: Some("id".into()),
+            on: Some(on.into()),
+            on_delete: action.map(Into::into),
+        };
+        let mut schema = chunk("comments", 0);
+        schema.kind = "table_schema".into();
+        schema.fqcn = None;
+        schema.meta = crate::chunk::Facts::from_iter([Fact::ForeignKeys(vec![
+            key("article_id", "articles", Some("cascade")),
+            key("author_id", "users", None),
+        ])]);
+        let f = file("database/migrations/2021_05_23_create_comments_table.php", vec![schema]);
+        let listed = class_names(std::slice::from_ref(&f));
+        let line = compact_line(4, &f, &listed, true);
+        assert!(
+            line.ends_with(
+                "1-20 comments · article_id → articles on delete cascade, author_id → users\n"
+            ),
+            "{line}"
+        );
+        assert!(compact_line(4, &f, &listed, false).ends_with("1-20 comments\n"));
+        let plain = file("app/A.php", vec![chunk("comments", 0)]);
+        let line = compact_line(4, &plain, &class_names(std::slice::from_ref(&plain)), true);
+        assert!(!line.contains('→'), "{line}");
+        // Only a request about deleting asks for them, in either language.
+        use crate::rank::plan::plan;
+        assert!(asks_about_deleting(&plan("Deleting an article leaves its comments behind")));
+        assert!(asks_about_deleting(&plan("記事を削除してもコメントが残る")));
+        assert!(!asks_about_deleting(&plan("Show the article's comments newest first")));
     }
 
     /// Of a class outline, only the lines before its first elided member
@@ -648,7 +750,7 @@ mod tests {
                 .sum()
         };
         assert!(cost(&file_lines(0, &files[0], 2)) > room * 2 / 3);
-        let layout = Layout::new(&files, room);
+        let layout = Layout::new(&files, room, false);
         assert!(layout.full >= 1, "no file shows code");
         assert_eq!(layout.entries[0].len(), 2, "the header and its best chunk");
         assert!(layout.per_chunk > 0);

@@ -95,6 +95,21 @@ pub(super) fn table_schema(call: Node, src: &str, file: &str) -> Option<Chunk> {
     })
 }
 
+/// What a foreign key's modifiers say deleting the referenced row does:
+/// `onDelete('cascade')` → `cascade`, and the shorthands of Laravel's
+/// `ForeignKeyDefinition` (`cascadeOnDelete`, `nullOnDelete`,
+/// `restrictOnDelete`, `noActionOnDelete`).
+fn on_delete(modifiers: &[(String, Vec<Node>)], src: &str) -> Option<String> {
+    modifiers.iter().find_map(|(name, args)| match name.as_str() {
+        "onDelete" => args.first().and_then(|a| string_value(*a, src)),
+        "cascadeOnDelete" => Some("cascade".into()),
+        "nullOnDelete" => Some("set null".into()),
+        "restrictOnDelete" => Some("restrict".into()),
+        "noActionOnDelete" => Some("no action".into()),
+        _ => None,
+    })
+}
+
 /// What the statements of a migration's closure declare: columns (name,
 /// type, modifiers), indexes (and drops/renames) and foreign keys.
 #[derive(Default)]
@@ -174,6 +189,7 @@ impl Blueprint {
                 column: first.first().cloned(),
                 references,
                 on,
+                on_delete: on_delete(&modifiers, src),
             });
             return;
         }
@@ -210,6 +226,7 @@ impl Blueprint {
                 column: Some(name.clone()),
                 references: Some("id".into()),
                 on: Some(on),
+                on_delete: on_delete(&modifiers, src),
             });
         }
         self.columns.push(TableColumn {
