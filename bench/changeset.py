@@ -119,6 +119,10 @@ async def run(repo, queries, bm25):
                     "relevant": q.relevant,
                     "multi": len(q.relevant) > 1,
                     "reply_files": [f["file"] for f in reply["files"]],
+                    # The files whose code the reply shows (the first few:
+                    # src/server/query_text.rs `Layout`).
+                    "code_files": [f["file"] for f in reply["files"]
+                                   if any(c.get("content") for c in f.get("chunks", []))],
                     "also_check": [f["file"] for f in reply.get("also_check", [])],
                     "related": related,
                     "all_found": set(q.relevant) <= set(seen),
@@ -173,6 +177,9 @@ def summary(rows):
         "tests_requests": len(tested),
         "tests_listed_mean": mean([len(r["tests_listed"]) for r in rows], 1),
         "related_ms_p50": round(ms[len(ms) // 2]) if ms else None,
+        # A file the change needs is among those whose code the reply
+        # shows (every request; rows of older runs have no `code_files`).
+        "code_found": mean([bool(set(r["relevant"]) & set(r["code_files"])) for r in rows if "code_files" in r]),
     }
 
 
@@ -187,6 +194,8 @@ def report(name, rows):
     print(f"{'ceiling: all in the candidate pools':<36}{f(s['all_in_pool']):>10}")
     print(f"{'share of files found (same)':<36}{f(s['share_found']):>10}")
     print(f"{'files shown with it (mean)':<36}{f(s['files_shown_related'], 1):>10}")
+    if s["code_found"] is not None:
+        print(f"{'a needed file shown with code':<36}{f(s['code_found']):>10}")
     for k in ("recall1", "recall10", "mrr"):
         label = k.replace("recall", "recall@")
         print(f"{label:<36}{f(s[k]):>10}{f(s['bm25_' + k]):>10}")
