@@ -120,6 +120,8 @@ TRIAL_ARMS = [
      "rejected claims says so"),
     ("trial-2026-11-28/six8", "b6114ef",
      "+ a file only said to be analysed and never read blocks nothing when files_to_edit is given"),
+    ("trial-2026-11-28/six9", "0c09792",
+     "+ a migration's line names its foreign keys and their on-delete action when the request speaks of deleting"),
 ]
 
 
@@ -361,15 +363,16 @@ def table_changeset():
         "all found over multi-file ones, BM25 over `rg` counts in the same run:",
         "",
         "| set | part | lang | requests (multi) | all found: reply | + related_files | files shown "
-        "| R@1 | R@10 | MRR | tests named | BM25 R@10 / MRR |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| R@1 | R@10 | MRR | needed file with code | tests named | BM25 R@10 / MRR |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in doc["rows"]:
         tests = f"{r['tests_named']} / {r['tests_changed']}" if r["tests_changed"] else "(none changed)"
         lines.append(
             f"| {r['set']} | {part(r['split'])} | {r['lang']} | {r['requests']} ({r['multi']}) "
             f"| {fmt(r['all_found_reply'])} | {fmt(r['all_found_related'])} | {fmt(r['files_shown_reply'], 1)} "
-            f"| {fmt(r['recall1'])} | {fmt(r['recall10'])} | {fmt(r['mrr'])} | {tests} "
+            f"| {fmt(r['recall1'])} | {fmt(r['recall10'])} | {fmt(r['mrr'])} "
+            f"| {fmt(r.get('code_found'))} | {tests} "
             f"| {fmt(r['bm25_recall10'])} / {fmt(r['bm25_mrr'])} |")
     return "\n".join(lines)
 
