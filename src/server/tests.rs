@@ -245,6 +245,20 @@ async fn names_in_results_are_not_reads() {
         .await
         .unwrap();
     assert_eq!(read(&r.shown), [("app/Models/Order.php", 5, 11)]);
+    assert!(!r.text.contains("not searched"), "{}", r.text);
+
+    // An empty answer says which files were not searched.
+    let r = s
+        .search_text_reply(params(serde_json::json!({"pattern": "DB_FOREIGN_KEYS"})))
+        .await
+        .unwrap();
+    assert!(
+        r.text.starts_with(
+            "0 match(es) in 0 file(s) (hidden, gitignored and secret files such as .env are not searched)"
+        ),
+        "{}",
+        r.text
+    );
 }
 
 /// Makes the deterministic embedder the server's model and indexes the

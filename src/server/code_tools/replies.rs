@@ -208,8 +208,17 @@ impl CodeIntel {
         };
         let mut r = blocking(move || text::search(&shared.repo, &shared.config, &q)).await??;
         let mut b = Budget::new(max_tokens);
+        // Trial agents searching for a setting that lives in `.env` could
+        // not tell a setting that is absent from a file that is not
+        // searched (bench/README.md § Honest agent trial): an empty answer
+        // says which files the search does not read.
+        let unread = if r.total == 0 {
+            " (hidden, gitignored and secret files such as .env are not searched)"
+        } else {
+            ""
+        };
         b.force(&format!(
-            "{} match(es) in {} file(s)\n",
+            "{} match(es) in {} file(s){unread}\n",
             r.total, r.files_with_matches
         ));
         let shown = b.push_each(&r.matches, |m| {
