@@ -122,6 +122,8 @@ TRIAL_ARMS = [
      "+ a file only said to be analysed and never read blocks nothing when files_to_edit is given"),
     ("trial-2026-11-28/six9", "0c09792",
      "+ a migration's line names its foreign keys and their on-delete action when the request speaks of deleting"),
+    ("trial-2026-11-28/six10", "afc3edc",
+     "+ each code-showing file's best chunk before the first file's others; imports by short name"),
 ]
 
 
