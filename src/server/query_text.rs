@@ -402,10 +402,8 @@ fn file_lines(i: usize, f: &RankedFile, chunks: usize) -> Vec<String> {
         // A class's imports by their short names: as FQCNs in the facts
         // they took most of a controller's entry (300 chars of
         // `App\Http\Requests\Api\…`), the room of the next files' code.
-        let (imports, rest): (Vec<&Fact>, Vec<&Fact>) = c
-            .meta
-            .iter()
-            .partition(|f| matches!(f, Fact::Imports(_)));
+        let (imports, rest): (Vec<&Fact>, Vec<&Fact>) =
+            c.meta.iter().partition(|f| matches!(f, Fact::Imports(_)));
         if !rest.is_empty() {
             let facts = crate::chunk::Facts::from_iter(rest.into_iter().cloned()).to_json();
             let facts: String = facts.chars().take(300).collect();
@@ -692,7 +690,10 @@ mod tests {
             key("article_id", "articles", Some("cascade")),
             key("author_id", "users", None),
         ])]);
-        let f = file("database/migrations/2021_05_23_create_comments_table.php", vec![schema]);
+        let f = file(
+            "database/migrations/2021_05_23_create_comments_table.php",
+            vec![schema],
+        );
         let listed = class_names(std::slice::from_ref(&f));
         let line = compact_line(4, &f, &listed, true);
         assert!(
@@ -707,9 +708,13 @@ mod tests {
         assert!(!line.contains('→'), "{line}");
         // Only a request about deleting asks for them, in either language.
         use crate::rank::plan::plan;
-        assert!(asks_about_deleting(&plan("Deleting an article leaves its comments behind")));
+        assert!(asks_about_deleting(&plan(
+            "Deleting an article leaves its comments behind"
+        )));
         assert!(asks_about_deleting(&plan("記事を削除してもコメントが残る")));
-        assert!(!asks_about_deleting(&plan("Show the article's comments newest first")));
+        assert!(!asks_about_deleting(&plan(
+            "Show the article's comments newest first"
+        )));
     }
 
     /// Of a class outline, only the lines before its first elided member
@@ -786,7 +791,11 @@ mod tests {
         // chunk first (about 85 in all) shows all three.
         let layout = Layout::new(&files, 420, false);
         assert_eq!(layout.full, 3, "{:?}", layout.entries);
-        assert_eq!(layout.entries[0].len(), 2, "the first file's best chunk only");
+        assert_eq!(
+            layout.entries[0].len(),
+            2,
+            "the first file's best chunk only"
+        );
         let outline_lines = file_lines(0, &files[0], 2).concat();
         assert!(
             outline_lines.contains("imports: FeedRequest, Article\n"),

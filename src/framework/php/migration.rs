@@ -100,14 +100,16 @@ pub(super) fn table_schema(call: Node, src: &str, file: &str) -> Option<Chunk> {
 /// `ForeignKeyDefinition` (`cascadeOnDelete`, `nullOnDelete`,
 /// `restrictOnDelete`, `noActionOnDelete`).
 fn on_delete(modifiers: &[(String, Vec<Node>)], src: &str) -> Option<String> {
-    modifiers.iter().find_map(|(name, args)| match name.as_str() {
-        "onDelete" => args.first().and_then(|a| string_value(*a, src)),
-        "cascadeOnDelete" => Some("cascade".into()),
-        "nullOnDelete" => Some("set null".into()),
-        "restrictOnDelete" => Some("restrict".into()),
-        "noActionOnDelete" => Some("no action".into()),
-        _ => None,
-    })
+    modifiers
+        .iter()
+        .find_map(|(name, args)| match name.as_str() {
+            "onDelete" => args.first().and_then(|a| string_value(*a, src)),
+            "cascadeOnDelete" => Some("cascade".into()),
+            "nullOnDelete" => Some("set null".into()),
+            "restrictOnDelete" => Some("restrict".into()),
+            "noActionOnDelete" => Some("no action".into()),
+            _ => None,
+        })
 }
 
 /// What the statements of a migration's closure declare: columns (name,
