@@ -52,12 +52,9 @@ fn parse_glossary(text: &str, general_only: bool) -> Vec<(String, Vec<String>)> 
     g
 }
 
-/// English stopwords left out of keywords (function words and the verbs
-/// every request has). The pronouns, auxiliaries and conjunctions of
-/// NLTK's English list are all here (trial agents saw "their, own,
-/// through, yourself" kept as keywords: bench/README.md § Honest agent
-/// trial); its words of place, time and amount (`up`, `before`, `more`,
-/// `only`, `same`) are not, since a ticket's behaviour is often in them.
+/// English stopwords out of keywords: the verbs every request has, and
+/// NLTK's English list but its words of place, time and amount (`before`,
+/// `more`, `only`: a ticket's behaviour; bench/README.md § Change sets).
 #[rustfmt::skip]
 const STOPWORDS: &[&str] = &[
     "the", "and", "for", "from", "with", "that", "this", "what", "where", "when", "which", "who",
