@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::Risk;
+use super::model::{QueryFrame, Risk, SlotName};
 use crate::classify::{FileClass, classify_path};
 
 /// Words of a path or symbol that mark authentication, authorisation,
@@ -112,6 +112,37 @@ pub fn touch_risk(
     } else {
         (Risk::Low, Vec::new())
     }
+}
+
+/// Sensitive words that prose uses in other senses ("the privacy policy
+/// page", "guard against empty input"): they count in identifiers only.
+const PROSE_AMBIGUOUS: &[&str] = &["policy", "policies", "guard"];
+
+/// Risk from what the query frame says the change is about: HIGH when its
+/// `desired_action` or `observed_issue` value names authentication, a
+/// secret or money ([`SENSITIVE_WORDS`] but [`PROSE_AMBIGUOUS`]). A ticket
+/// asking that users may change their password edits a form request and a
+/// controller action whose names say nothing of it, and was judged LOW in
+/// the honest agent trial (bench/README.md § Honest agent trial), where the
+/// agent expected HIGH. Returns the level and its reason (empty for LOW).
+pub fn frame_risk(frame: &QueryFrame) -> (Risk, Vec<String>) {
+    for (slot, name) in [
+        (SlotName::DesiredAction, "desired_action"),
+        (SlotName::ObservedIssue, "observed_issue"),
+    ] {
+        let Some(s) = frame.get(&slot) else { continue };
+        if let Some(w) = sensitive_word(&s.value).filter(|w| !PROSE_AMBIGUOUS.contains(&w.as_str()))
+        {
+            return (
+                Risk::High,
+                vec![format!(
+                    "the request is about auth/secret/payment ({w}): {name} \"{}\"",
+                    s.value
+                )],
+            );
+        }
+    }
+    (Risk::Low, Vec::new())
 }
 
 /// The sensitive word of a path or symbol, if any.
@@ -255,6 +286,50 @@ mod tests {
             &BTreeMap::new(),
         );
         assert_eq!((r, why.len()), (Risk::Low, 0), "{why:?}");
+    }
+
+    /// What the frame says the change is about raises risk when it names a
+    /// credential or money; prose senses of `policy` and `guard` do not.
+    #[test]
+    fn a_frame_about_passwords_is_high_risk() {
+        use super::super::model::Slot;
+        let frame = |slot: SlotName, value: &str| -> QueryFrame {
+            [(
+                slot,
+                Slot {
+                    value: value.into(),
+                    quote: "q".into(),
+                },
+            )]
+            .into()
+        };
+        let (r, why) = frame_risk(&frame(
+            SlotName::DesiredAction,
+            "allow changing to a new password of at least 8 characters",
+        ));
+        assert_eq!(r, Risk::High);
+        assert!(why[0].contains("(password)"), "{why:?}");
+        assert_eq!(
+            frame_risk(&frame(
+                SlotName::ObservedIssue,
+                "the login form ignores the remember box"
+            ))
+            .0,
+            Risk::High
+        );
+        for (slot, value) in [
+            (
+                SlotName::DesiredAction,
+                "link the privacy policy page in the footer",
+            ),
+            (
+                SlotName::DesiredAction,
+                "refuse following yourself with a 403",
+            ),
+            (SlotName::TargetFeature, "password reset"),
+        ] {
+            assert_eq!(frame_risk(&frame(slot, value)).0, Risk::Low, "{value}");
+        }
     }
 
     /// A bare name matched in URLs and route names is not used that often:

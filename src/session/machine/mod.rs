@@ -341,8 +341,11 @@ fn understanding_submitted(
             &["set_query_frame"],
         ));
     }
-    // Risk from what the change touches: the files it edits (or, when none
-    // are named, the files it read) and its symbols. Never lowered.
+    // Risk from what the change is about (the frame's desired action and
+    // observed issue) and what it touches: the files it edits (or, when
+    // none are named, the files it read) and its symbols. Never lowered.
+    let (risk, why) = super::risk::frame_risk(&s.frame);
+    s.raise_risk(risk, why);
     let (risk, why) = super::risk::touch_risk(
         u.edits(),
         &u.symbols_identified,
