@@ -432,8 +432,15 @@ fn frame_text(s: &Session, notes: &FrameNotes) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // A risk the frame raised says why (`risk::frame_risk`); otherwise it
+    // is judged from what the understanding says the change touches.
+    let why = if s.risk_reasons.is_empty() {
+        "from what the change touches, judged at submit_understanding".to_string()
+    } else {
+        s.risk_reasons.join("; ")
+    };
     let mut t = format!(
-        "frame: {} slot(s) accepted [{}]; missing [{}]; risk {} (from what the change touches, judged at submit_understanding); needs {}",
+        "frame: {} slot(s) accepted [{}]; missing [{}]; risk {} ({why}); needs {}",
         s.frame.len(),
         names(s.frame.keys().copied().collect()),
         names(session::missing_slots(&s.frame)),

@@ -145,10 +145,22 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
                 s.frame.remove(&name);
             }
             s.frame_set = true;
-            Ok(note(format!(
-                "frame set; risk {:?} until the understanding says what the change touches",
-                s.risk
-            )))
+            // What the change is about is known now: its risk, and the
+            // requirements that come with it, are said before the agent
+            // gathers evidence (judged at submit_understanding only, a
+            // password change in the honest agent trial learnt of HIGH's
+            // requirements from a refused submission; bench/README.md).
+            let (risk, why) = super::risk::frame_risk(&s.frame);
+            let raised = risk > s.risk;
+            s.raise_risk(risk, why.clone());
+            Ok(note(if raised {
+                format!("frame set; risk {:?}: {}", s.risk, why.join("; "))
+            } else {
+                format!(
+                    "frame set; risk {:?} until the understanding says what the change touches",
+                    s.risk
+                )
+            }))
         }
         Event::ToolRecorded { mut evidence } => {
             evidence.phase = s.phase;

@@ -441,6 +441,25 @@ fn risk_rises_with_what_is_touched_and_never_falls() {
     u.files_to_edit = vec!["database/migrations/2024_create_pages.php".into()];
     transition(&mut s, submit(u, &[]), &Code).unwrap();
     assert_eq!(s.risk, Risk::Medium, "{:?}", s.risk_reasons);
+
+    // A frame about a password says HIGH and its requirements when it is
+    // set, before any evidence is gathered.
+    let mut s = Session::new(Intent::Implement, "let users change their password");
+    let about = Event::FrameSet {
+        frame: [(
+            SlotName::DesiredAction,
+            Slot {
+                value: "allow changing the password".into(),
+                quote: "change their password".into(),
+            },
+        )]
+        .into(),
+        cleared: vec![],
+    };
+    let step = transition(&mut s, about, &Code).unwrap();
+    assert_eq!(s.risk, Risk::High);
+    assert!(s.requirements.needs.contains(&Requirement::Coverage));
+    assert!(format!("{step:?}").contains("(password)"), "{step:?}");
 }
 
 #[test]
