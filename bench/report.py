@@ -124,6 +124,10 @@ TRIAL_ARMS = [
      "+ a migration's line names its foreign keys and their on-delete action when the request speaks of deleting"),
     ("trial-2026-11-28/six10", "afc3edc",
      "+ each code-showing file's best chunk before the first file's others; imports by short name"),
+    ("trial-2026-11-28/six11", "18e7a8a",
+     "+ a frame about credentials or money is HIGH (judged at submit_understanding); function words out of keywords; "
+     "search_text names what it does not search"),
+    ("trial-2026-11-28/six12", "190a157", "+ the frame's risk judged when the frame is set"),
 ]
 
 
