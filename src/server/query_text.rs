@@ -19,6 +19,9 @@ const QUERY_CODE_FILES: usize = 3;
 /// Room kept for the closing "files shown" line, in estimated tokens.
 const SHOWN_LINE_TOKENS: usize = 16;
 
+/// Longest `facts:` line of a code-showing file, in chars.
+const FACTS_CHARS: usize = 300;
+
 /// The prefix of a line of code in a reply.
 const CODE_PREFIX: &str = "     | ";
 
@@ -405,8 +408,16 @@ fn file_lines(i: usize, f: &RankedFile, chunks: usize) -> Vec<String> {
         let (imports, rest): (Vec<&Fact>, Vec<&Fact>) =
             c.meta.iter().partition(|f| matches!(f, Fact::Imports(_)));
         if !rest.is_empty() {
-            let facts = crate::chunk::Facts::from_iter(rest.into_iter().cloned()).to_json();
-            let facts: String = facts.chars().take(300).collect();
+            // Over 300 chars the JSON would be cut mid-string (a trial agent
+            // read `"related":"App\\Mod` as broken): the facts' own summary
+            // line says the same in fewer chars, cut between its parts.
+            let facts = crate::chunk::Facts::from_iter(rest.into_iter().cloned());
+            let json = facts.to_json();
+            let facts = if json.chars().count() <= FACTS_CHARS {
+                json
+            } else {
+                facts.summary(FACTS_CHARS)
+            };
             line.push_str(&format!("     facts: {facts}\n"));
         }
         if let Some(Fact::Imports(names)) = imports.first() {
@@ -715,6 +726,30 @@ mod tests {
         assert!(!asks_about_deleting(&plan(
             "Show the article's comments newest first"
         )));
+    }
+
+    /// Facts that fit are JSON; longer ones are the facts' summary line,
+    /// never JSON cut mid-string.
+    #[test]
+    fn long_facts_are_summarised_not_cut() {
+        use crate::chunk::facts::Fact;
+        let facts_line = |fillable: Vec<String>| {
+            let mut c = chunk("Article", 0);
+            c.meta = crate::chunk::Facts::from_iter([Fact::Fillable(fillable)]);
+            let lines = file_lines(0, &file("app/Models/Article.php", vec![c]), 1).concat();
+            lines
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("facts: ").map(str::to_string))
+                .unwrap()
+        };
+        assert_eq!(
+            facts_line(vec!["title".into()]),
+            r#"{"fillable":["title"]}"#
+        );
+        let long = facts_line((0..60).map(|i| format!("column_number_{i}")).collect());
+        assert!(!long.starts_with('{'), "{long}");
+        assert!(long.starts_with("fillable: column_number_0"), "{long}");
+        assert!(long.chars().count() <= FACTS_CHARS + 1, "{long}");
     }
 
     /// Of a class outline, only the lines before its first elided member
