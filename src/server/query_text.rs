@@ -472,9 +472,14 @@ fn parents(c: &FileChunk, listed: &std::collections::HashSet<&str>) -> String {
     if !names.into_iter().any(|n| listed.contains(n)) {
         return String::new();
     }
-    match rest.char_indices().nth(80) {
-        Some((cut, _)) => format!("{} …", &rest[..cut]),
-        None => rest.to_string(),
+    clipped(rest, 80)
+}
+
+/// `text` up to `max_chars` chars, then ` …` when it went on.
+fn clipped(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{} …", &text[..cut]),
+        None => text.to_string(),
     }
 }
 
@@ -524,11 +529,7 @@ fn foreign_keys(c: &FileChunk) -> String {
     if parts.is_empty() {
         return String::new();
     }
-    let text = parts.join(", ");
-    match text.char_indices().nth(120) {
-        Some((cut, _)) => format!(" · {} …", &text[..cut]),
-        None => format!(" · {text}"),
-    }
+    format!(" · {}", clipped(&parts.join(", "), 120))
 }
 
 /// The `i`-th file in one line (rank, path, class, its first three reasons,

@@ -120,6 +120,10 @@ pub(super) fn empty(lang: Lang, line_count: usize) -> FileSymbols {
     }
 }
 
+/// Definition kinds that hold members: a function defined in one is a
+/// `method`.
+pub const CONTAINER_KINDS: &[&str] = &["class", "interface", "trait", "enum", "impl"];
+
 /// Sets `parent`, `scope`, method kinds and `fqcn` from byte nesting.
 pub(super) fn link_scopes(defs: &mut [Definition], lang: Lang, rel_path: &str) {
     let mut stack: Vec<usize> = Vec::new();
@@ -145,12 +149,7 @@ pub(super) fn link_scopes(defs: &mut [Definition], lang: Lang, rel_path: &str) {
                 None => defs[p].name.clone(),
             };
             defs[i].scope = Some(scope);
-            if defs[i].kind == "function"
-                && matches!(
-                    defs[p].kind.as_str(),
-                    "class" | "interface" | "trait" | "enum" | "impl"
-                )
-            {
+            if defs[i].kind == "function" && CONTAINER_KINDS.contains(&defs[p].kind.as_str()) {
                 defs[i].kind = "method".into();
             }
         }

@@ -94,9 +94,10 @@ pub(super) fn list_text(list: &mut SymbolList, max_tokens: usize) -> String {
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
         // Methods with no container of any kind: an anonymous class.
-        let containers = ["class", "interface", "trait", "enum", "impl"];
         let anonymous = list.other_kinds.contains_key("method")
-            && !containers.iter().any(|k| list.other_kinds.contains_key(*k));
+            && !crate::search::symbols::CONTAINER_KINDS
+                .iter()
+                .any(|k| list.other_kinds.contains_key(*k));
         b.force(&format!(
             "none of that kind; the same files define: {}{}\n",
             kinds.join(", "),
