@@ -349,7 +349,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Call first: the files a request most likely touches, best first (BM25 + e5 + names + framework facts, fitted), with class, why, and the best chunks' code and framework facts.
+    /// Call first: the files a request most likely touches, best first (BM25 + e5 + names + framework facts, fitted), with why and the best chunks' code and facts.
     #[tool(annotations(
         title = "Query (plan + hybrid search)",
         read_only_hint = true,

@@ -123,6 +123,74 @@ async fn an_empty_kind_filter_names_the_kinds_there_are() {
     assert!(!r.text.contains("none of that kind"), "{}", r.text);
 }
 
+/// `files` reads several whole files in one call, each counted as read and
+/// shown under its own header; a bad request says which argument is wrong
+/// and reads nothing.
+#[tokio::test]
+async fn read_file_reads_several_files_at_once() {
+    let (_d, s) = repo();
+    let both = ["app/Models/Order.php", "app/Services/OrderService.php"];
+    let r = s
+        .read_file_reply(params(serde_json::json!({"files": both})))
+        .await
+        .unwrap();
+    let crate::server::wire::ReadFileResult::Several { files } = &r.value else {
+        panic!("several files asked, one returned");
+    };
+    assert_eq!(
+        files.iter().map(|f| f.file.as_str()).collect::<Vec<_>>(),
+        both
+    );
+    assert!(
+        files
+            .iter()
+            .all(|f| !f.truncated && f.end_line == f.total_lines)
+    );
+    assert_eq!(r.shown.read_files(), both);
+    for f in both {
+        assert!(r.text.contains(&format!("{f}:1-")), "{}", r.text);
+    }
+    // The budget is shared: a small one cuts the second file, not the call.
+    let r = s
+        .read_file_reply(params(
+            serde_json::json!({"files": both, "max_tokens": 150}),
+        ))
+        .await
+        .unwrap();
+    let crate::server::wire::ReadFileResult::Several { files } = &r.value else {
+        panic!("several files asked, one returned");
+    };
+    assert_eq!(files.len(), 2);
+    assert!(files.iter().any(|f| f.truncated), "{}", r.text);
+    assert!(
+        r.text.contains("app/Services/OrderService.php:1-"),
+        "{}",
+        r.text
+    );
+    for (args, says) in [
+        (serde_json::json!({}), "give `file`"),
+        (
+            serde_json::json!({"file": both[0], "files": both}),
+            "not both",
+        ),
+        (
+            serde_json::json!({"files": both, "start_line": 2}),
+            "go with `file`",
+        ),
+        (
+            serde_json::json!({"files": vec![both[0]; 11]}),
+            "at most 10",
+        ),
+        (
+            serde_json::json!({"files": [both[0], "../etc/passwd"]}),
+            "outside",
+        ),
+    ] {
+        let e = s.read_file_reply(params(args.clone())).await.err().unwrap();
+        assert!(e.to_string().contains(says), "{args}: {e}");
+    }
+}
+
 #[tokio::test]
 async fn read_file_and_function_at_line_read_the_lines_they_return() {
     let (_d, s) = repo();
@@ -157,11 +225,14 @@ async fn read_file_and_function_at_line_read_the_lines_they_return() {
         ))
         .await
         .unwrap();
+    let crate::server::wire::ReadFileResult::One(lines) = &r.value else {
+        panic!("one file asked, several returned");
+    };
     assert_eq!(
         read(&r.shown),
-        [("app/Models/Order.php", 1, r.value.end_line)]
+        [("app/Models/Order.php", 1, lines.end_line)]
     );
-    assert!(r.value.end_line < 22, "{}", r.value.end_line);
+    assert!(lines.end_line < 22, "{}", lines.end_line);
 
     let r = s
         .function_at_line_reply(params(

@@ -208,6 +208,15 @@ pub struct FileLines {
     pub truncated: bool,
 }
 
+/// Result of `read_file`: one file's lines (`file`), or each file's in the
+/// order given (`files`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ReadFileResult {
+    One(FileLines),
+    Several { files: Vec<FileLines> },
+}
+
 /// A definition with its file.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SymbolInfo {
@@ -597,7 +606,7 @@ mod tests {
                 "get_function_at_line",
                 pair::<FunctionAtLineParams, FunctionAtLine>(),
             ),
-            ("read_file", pair::<ReadFileParams, FileLines>()),
+            ("read_file", pair::<ReadFileParams, ReadFileResult>()),
             (
                 "semantic_search",
                 pair::<SemanticSearchParams, SemanticResult>(),

@@ -26,7 +26,7 @@ pub fn next_step_with_hook(s: &Session, hook: Option<bool>) -> String {
             "extract the slots with the extraction_prompt and call set_query_frame".into()
         }
         Phase::Exploration => format!(
-            "with session_id: find_definitions, read_file the files to change, {}, then submit_understanding",
+            "with session_id: find_definitions, read_file the files to change (`files` reads several at once), {}, then submit_understanding",
             if s.requirements.needs.contains(&Requirement::Patterns) {
                 "read an existing implementation of the same kind"
             } else {

@@ -248,7 +248,7 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
                 Some("list the files the change edits in files_to_edit (and what you read in files_analyzed)".into())
             }
             Requirement::Files if !c.unread.is_empty() => Some(format!(
-                "read {} first (read_file returns the content; a name in a search result is not a read)",
+                "read {} first (read_file returns the content, `files: [...]` several in one call; a name in a search result is not a read)",
                 c.unread.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
             )),
             Requirement::Files => None,

@@ -141,8 +141,10 @@ async def test_new_files_where_the_framework_puts_them(tmp_path):
             "desired_action": {"value": "notify the customer", "quote": "顧客に通知して"}}))["session_id"]
         # Before anything under app/ was read, a new directory is refused
         # with the way out.
-        await c.call("read_file", file="app/Models/Order.php", session_id=sid)
-        await c.call("read_file", file="app/Services/OrderService.php", session_id=sid)
+        # Both files in one read_file call: each counts as read.
+        r = await c.call("read_file", files=["app/Models/Order.php", "app/Services/OrderService.php"],
+                         session_id=sid)
+        assert [f["file"] for f in r["files"]] == ["app/Models/Order.php", "app/Services/OrderService.php"], r
         u = await c.call("submit_understanding", session_id=sid, symbols_identified=["Order"], entry_points=["Order"],
                          existing_patterns=[{"name": "service", "files": ["app/Services/OrderService.php"]}],
                          files_to_edit=["app/Observers/OrderObserver.php", "app/Notifications/OrderStatusChanged.php"])

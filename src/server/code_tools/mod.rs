@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::{Budget, check_max_tokens};
 use super::wire::{
-    FileLines, FileStructure, FunctionAtLine, StructureNode, StructureResult, SymbolInfo,
-    SymbolList,
+    FileLines, FileStructure, FunctionAtLine, ReadFileResult, StructureNode, StructureResult,
+    SymbolInfo, SymbolList,
 };
 use super::{CodeIntel, Reply, SessionGate, Shared, Shown, ToolError, ToolParams, blocking};
 use crate::search::references;
@@ -24,9 +24,10 @@ use crate::search::symbols::{
 use crate::search::text::{self, CaseMode, TextSearch};
 use crate::session::{CallArgs, Tool};
 
+mod read;
 mod replies;
 
-pub(super) use replies::read_lines;
+pub(super) use read::read_lines;
 
 fn default_max_results() -> usize {
     100
@@ -41,7 +42,7 @@ const READ_CONTEXT_LINES: usize = 3;
 pub struct SearchTextParams {
     /// Rust regex (as ripgrep), or literal text with `literal`.
     pub pattern: String,
-    /// Treat `pattern` as a literal string. Default false.
+    /// `pattern` is literal text. Default false.
     #[serde(default)]
     pub literal: bool,
     /// sensitive (default), insensitive, or smart (insensitive unless the pattern has uppercase).
@@ -75,7 +76,7 @@ pub struct SearchTextParams {
 /// Parameters of `find_definitions`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FindDefinitionsParams {
-    /// Name, optionally qualified: `authenticate`, `AuthService::authenticate`, `App\Services\AuthService`.
+    /// Name, optionally qualified: `auth`, `AuthService::auth`, `App\Services\AuthService`.
     pub symbol: String,
     /// Repo-relative file or directory (default: all).
     #[serde(default)]
@@ -186,18 +187,25 @@ pub struct FunctionAtLineParams {
     pub gate: SessionGate,
 }
 
+/// Files one `read_file` call reads at most (`files`).
+pub const READ_FILES_MAX: usize = 10;
+
 /// Parameters of `read_file`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ReadFileParams {
     /// Repo-relative file.
-    pub file: String,
+    #[serde(default)]
+    pub file: Option<String>,
+    /// Or several whole files (1-10).
+    #[serde(default)]
+    pub files: Vec<String>,
     /// First line, 1-based. Default 1.
     #[serde(default)]
     pub start_line: Option<usize>,
     /// Last line, 1-based, inclusive. Default: as far as max_tokens allows.
     #[serde(default)]
     pub end_line: Option<usize>,
-    /// Reply budget in tokens, 100-20000 (default 2000).
+    /// Reply budget in tokens, 100-20000 (default 2000 a file, shared).
     #[serde(default)]
     pub max_tokens: Option<usize>,
     #[serde(flatten)]
@@ -292,7 +300,8 @@ impl ToolParams for ReadFileParams {
     }
     fn args(&self) -> CallArgs {
         CallArgs {
-            path: Some(self.file.clone()),
+            path: self.file.clone(),
+            files: self.files.clone(),
             ..CallArgs::default()
         }
     }
@@ -378,7 +387,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Lines of a file with 1-based numbers. With session_id the file counts as read (writable in READY).
+    /// Lines of files with 1-based numbers. With session_id they count as read (writable in READY).
     #[tool(annotations(title = "Read file", read_only_hint = true, open_world_hint = false))]
     async fn read_file(
         &self,

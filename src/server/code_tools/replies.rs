@@ -3,52 +3,6 @@
 
 use super::*;
 
-/// Reads lines `start..=end` (1-based) of a repository file within
-/// `max_tokens`; the text shows each line with its number (`n\tline`).
-///
-/// # Errors
-/// A path outside the repository or withheld, a directory, a binary or
-/// non-regular file, a start line past the end.
-pub(in crate::server) fn read_lines(
-    shared: &Shared,
-    file: &str,
-    start: Option<usize>,
-    end: Option<usize>,
-    max_tokens: usize,
-) -> Result<(FileLines, String), ToolError> {
-    let crate::repo::TextLines {
-        rel,
-        lines,
-        start,
-        end,
-    } = shared.repo.read_lines(file, start, end)?;
-    let total = lines.len();
-    let mut b = Budget::new(max_tokens);
-    b.force(&format!("{rel}:{start}-{end} of {total} lines\n"));
-    let wanted = &lines[start - 1..end];
-    let shown = b.push_each(wanted.iter().enumerate(), |(i, l)| {
-        format!("{}\t{l}\n", start + i)
-    });
-    let content: String = wanted[..shown].iter().map(|l| format!("{l}\n")).collect();
-    let last = start - 1 + shown;
-    let truncated = last < end;
-    let text = b.finish(&format!(
-        "… cut at line {last} to fit max_tokens: read_file {rel} start_line={} for more",
-        last + 1
-    ));
-    Ok((
-        FileLines {
-            file: rel,
-            start_line: start,
-            end_line: last,
-            total_lines: total,
-            content,
-            truncated: truncated || end < total,
-        },
-        text,
-    ))
-}
-
 /// The definitions of `files` that `keep` selects, capped at `max`; parse
 /// errors are reported for the files that contributed a result.
 pub(super) fn select_symbols(
@@ -574,32 +528,6 @@ impl CodeIntel {
             seen.read_unit(&f.file, f.line, last);
         }
         Ok(Reply::new(f, text).with_shown(seen))
-    }
-
-    /// `read_file`'s reply: the lines that fit (they count as read).
-    pub(in crate::server) async fn read_file_reply(
-        &self,
-        p: ReadFileParams,
-    ) -> Result<Reply<FileLines>, ToolError> {
-        let max_tokens = check_max_tokens(p.max_tokens, 2000).map_err(ToolError::invalid)?;
-        if let (Some(a), Some(b)) = (p.start_line, p.end_line)
-            && b < a
-        {
-            return Err(ToolError::invalid(format!(
-                "end_line {b} is before start_line {a}"
-            )));
-        }
-        let shared = Arc::clone(&self.shared);
-        let (lines, text) =
-            blocking(move || read_lines(&shared, &p.file, p.start_line, p.end_line, max_tokens))
-                .await??;
-        let mut seen = Shown::default();
-        if lines.start_line == 1 && lines.end_line == lines.total_lines {
-            seen.read_unit(&lines.file, lines.start_line, lines.end_line);
-        } else {
-            seen.read(&lines.file, lines.start_line, lines.end_line);
-        }
-        Ok(Reply::new(lines, text).with_shown(seen))
     }
 }
 

@@ -17,7 +17,7 @@ use crate::util::now_secs;
 
 #[tool_router(router = session_frame_router, vis = "pub(in crate::server)")]
 impl CodeIntel {
-    /// Starts a gated session for a user request (`slots` sets the frame at once): session_id, extraction prompt, a matching past agreement. Pass session_id to code tools as evidence.
+    /// Starts a gated session for a request (`slots` sets the frame at once): session_id, extraction prompt, a matching past agreement. Pass session_id to code tools.
     #[tool(annotations(
         title = "Start session",
         read_only_hint = false,

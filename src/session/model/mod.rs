@@ -330,7 +330,7 @@ pub struct CallArgs {
     /// A repo-relative path scope or file argument.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
-    /// add_explored_files: the files, repo-relative.
+    /// add_explored_files, and read_file's `files`: the files, repo-relative.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
     /// add_explored_files: why.
