@@ -352,16 +352,39 @@ fn test_line(i: usize, r: &crate::graph::Related) -> String {
     format!("  {}. {}: {}\n", i + 1, r.file, why)
 }
 
+/// Japanese terms the plan line shows with their English words, at most;
+/// the rest are counted ("+10 more"). A Japanese request's terms cost one
+/// estimated token a char: a koel ticket's 18 terms took 300 of the
+/// reply's 1,200 tokens and left two ranked files out (bench/README.md §
+/// Change sets).
+const PLAN_TRANSLATIONS: usize = 8;
+
 /// The plan in one line: keywords, Japanese terms with their English
-/// words, identifiers, framework kinds.
+/// words (the keywords leave out the words shown there), identifiers,
+/// framework kinds.
 fn plan_line(plan: &QueryPlan) -> String {
-    let translated: Vec<String> = plan
+    let mut from_japanese = std::collections::BTreeSet::new();
+    let mut translated: Vec<String> = plan
         .translated
         .iter()
+        .take(PLAN_TRANSLATIONS)
         .map(|t| {
             let words: Vec<&str> = t.words.iter().map(|(w, _)| w.as_str()).collect();
+            from_japanese.extend(words.iter().map(|w| w.to_lowercase()));
             format!("{}→{}", t.term, words.join("/"))
         })
+        .collect();
+    if plan.translated.len() > PLAN_TRANSLATIONS {
+        translated.push(format!(
+            "+{} more",
+            plan.translated.len() - PLAN_TRANSLATIONS
+        ));
+    }
+    let keywords: Vec<String> = plan
+        .keywords
+        .iter()
+        .filter(|k| !from_japanese.contains(k.as_str()))
+        .cloned()
         .collect();
     let part = |label: &str, items: &[String], bracket: bool| {
         if items.is_empty() {
@@ -374,7 +397,7 @@ fn plan_line(plan: &QueryPlan) -> String {
     };
     format!(
         "plan: keywords [{}]{}{}{}\n",
-        plan.keywords.join(", "),
+        keywords.join(", "),
         part("translated", &translated, false),
         part("identifiers", &plan.identifiers, true),
         part("kinds", &plan.kind_hints, true),
@@ -727,6 +750,50 @@ mod tests {
         assert!(!asks_about_deleting(&plan(
             "Show the article's comments newest first"
         )));
+    }
+
+    /// A Japanese request's plan line shows its first terms with their
+    /// English words, counts the rest, and does not repeat those words
+    /// among the keywords.
+    #[test]
+    fn a_japanese_plan_line_is_short() {
+        let mut p = crate::rank::plan::plan(
+            "ジャンル一覧画面のレイアウトと描画を速くして（CSS の content-visibility: auto）",
+        );
+        // The server's plan also reads katakana through the vocabulary
+        // (ジャンル → genre): a koel ticket had 18 terms.
+        for (term, word) in [
+            ("ジャンル", "genre"),
+            ("カード", "card"),
+            ("グリッド", "grid"),
+        ]
+        .iter()
+        .cycle()
+        .take(PLAN_TRANSLATIONS)
+        {
+            p.keywords.push(word.to_string());
+            p.translated.push(crate::rank::plan::Translation {
+                term: term.to_string(),
+                words: vec![(word.to_string(), 1.0)],
+                via: p.translated[0].via,
+            });
+        }
+        let line = plan_line(&p);
+        let more = format!("+{} more", p.translated.len() - PLAN_TRANSLATIONS);
+        assert!(line.contains(&more), "{line}");
+        assert_eq!(line.matches('→').count(), PLAN_TRANSLATIONS, "{line}");
+        let keywords = line.split(']').next().unwrap();
+        assert!(
+            keywords.contains("css") && !keywords.contains("genre"),
+            "{line}"
+        );
+        assert!(super::super::budget::estimate_tokens(&line) < 150, "{line}");
+        // An English request's line is as it was: every keyword.
+        let en = plan_line(&crate::rank::plan::plan("Show the genre list faster"));
+        assert!(
+            en.starts_with("plan: keywords [") && en.contains("genre"),
+            "{en}"
+        );
     }
 
     /// Facts that fit are JSON; longer ones are the facts' summary line,

@@ -237,7 +237,23 @@ pub fn assess(req: &Requirements, u: &Understanding, facts: &Facts<'_>) -> Asses
         let text = text_uses(facts.text_checks, s, facts.definition_files);
         uses_found(facts.reference_checks, s).max(text)
     };
-    let checked = |s: &str| by_name(s).or_else(|| qualifier(s).and_then(by_name));
+    // A check of one of a class's members stands for the class: its uses
+    // are where a change to the class is reached from (`Article::delete`
+    // for a `deleting` hook added to `Article`: an agent in a trial
+    // checked the one and was asked for the other; bench/README.md §
+    // Honest agent trial).
+    let mut member_classes: BTreeMap<String, usize> = BTreeMap::new();
+    for (k, &n) in facts.reference_checks {
+        if let Some(class) = qualifier(k) {
+            let e = member_classes.entry(class.to_string()).or_default();
+            *e = (*e).max(n);
+        }
+    }
+    let checked = |s: &str| {
+        by_name(s)
+            .or_else(|| qualifier(s).and_then(by_name))
+            .or_else(|| uses_found(&member_classes, s))
+    };
     let changed = changed_symbols(&c.symbols, u);
     let gated = gated_entry_points(req, &changed, u);
     let mut missing = BTreeMap::new();
@@ -668,5 +684,43 @@ mod tests {
             uses_found(&checks, "App\\Http\\Controllers\\Api\\ProfileController"),
             None
         );
+    }
+
+    /// The entry-points requirement on a class the change edits is met by
+    /// `find_references` on one of its members (with or without the
+    /// namespace), not by another class's member.
+    #[test]
+    fn a_member_check_counts_for_its_class() {
+        let read: BTreeSet<String> = ["app/Models/Article.php".to_string()].into();
+        let texts = BTreeMap::new();
+        let missing = |checks: &[&str]| {
+            let checks: BTreeMap<String, usize> =
+                checks.iter().map(|c| (c.to_string(), 1)).collect();
+            let facts = Facts {
+                definition_files: &|s| match s {
+                    "App\\Models\\Article" | "Article" => vec!["app/Models/Article.php".into()],
+                    _ => Vec::new(),
+                },
+                file_exists: &|f| f == "app/Models/Article.php",
+                is_test: &|_| false,
+                files_read: &read,
+                definition_read: &|_| true,
+                reference_checks: &checks,
+                text_checks: &texts,
+            };
+            let u = Understanding {
+                symbols_identified: vec!["App\\Models\\Article".into()],
+                files_to_edit: vec!["app/Models/Article.php".into()],
+                ..Understanding::default()
+            };
+            let req = Requirements::of(crate::session::Intent::Modify, crate::session::Risk::Low);
+            assess(&req, &u, &facts)
+                .missing
+                .contains_key(&Requirement::EntryPoints)
+        };
+        assert!(missing(&[]));
+        assert!(!missing(&["Article::delete"]));
+        assert!(!missing(&["App\\Models\\Article::delete"]));
+        assert!(missing(&["Comment::delete"]));
     }
 }
