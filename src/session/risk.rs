@@ -58,7 +58,7 @@ pub const MEDIUM_REFERENCES: usize = 10;
 pub const HIGH_REFERENCES: usize = 50;
 
 /// Risk of a change to `files` (repo-relative, edited or created) naming
-/// `symbols` (as submitted) and changing `changed` (its entry points), with
+/// `symbols` and changing `changed` (its entry points), with
 /// `references` = symbol as given to `find_references` → uses it found and
 /// `parsed` = the same → of those, the uses the parsed code names as a
 /// reference (a call, an import, a route action; not a line holding the
@@ -66,9 +66,9 @@ pub const HIGH_REFERENCES: usize = 50;
 /// lines of a RealWorld app, half of them `…/follow` URLs and route names;
 /// bench/README.md § Honest agent trial). `parsed` counts where it
 /// has the symbol; `references` where it does not (sessions saved before
-/// it was kept). Sensitive words count on every named symbol; uses count
-/// only for the changed ones (a class the change calls 27 times is read,
-/// not changed). Returns the level and one reason per rule that fired
+/// it was kept). Sensitive words count on every symbol given (the caller
+/// gives those the change edits); uses count only for the changed ones (a
+/// class the change calls 27 times is read, not changed). Returns the level and one reason per rule that fired
 /// (empty for LOW).
 pub fn touch_risk(
     files: &[String],

@@ -312,6 +312,14 @@ pub fn find(
                 }
             },
         };
+        // A route action is a string to the grammar (`text`) or sits on a
+        // line whose `Route::delete(` call has the method's name (`call`):
+        // what it resolved as says what it is.
+        let kind = if resolution == Some("route") {
+            "route".to_string()
+        } else {
+            kind
+        };
         if resolution.is_none() {
             unresolved += 1;
             if uncertain.len() >= UNCERTAIN_SHOWN {

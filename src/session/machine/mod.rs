@@ -355,12 +355,27 @@ fn understanding_submitted(
     }
     // Risk from what the change is about (the frame's desired action and
     // observed issue) and what it touches: the files it edits (or, when
-    // none are named, the files it read) and its symbols. Never lowered.
+    // none are named, the files it read) and the symbols in them. Never
+    // lowered.
     let (risk, why) = super::risk::frame_risk(&s.frame);
     s.raise_risk(risk, why);
+    // Of the symbols, those the change edits: defined in a file it edits,
+    // or nowhere yet (code it creates). A pattern to copy
+    // (`AuthController::register`) is read, not touched: two agents in
+    // the honest trial read its sensitive name as a risk reason and
+    // objected (bench/README.md § Honest agent trial).
+    let touched: Vec<String> = u
+        .symbols_identified
+        .iter()
+        .filter(|sym| {
+            let defs = facts.definition_files(sym);
+            defs.is_empty() || defs.iter().any(|f| u.edits().contains(f))
+        })
+        .cloned()
+        .collect();
     let (risk, why) = super::risk::touch_risk(
         u.edits(),
-        &u.symbols_identified,
+        &touched,
         &u.entry_points,
         &s.reference_checks,
         &s.reference_uses,

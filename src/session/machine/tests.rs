@@ -9,7 +9,7 @@ impl CodeFacts for Code {
     fn definition_files(&self, s: &str) -> Vec<String> {
         match s {
             "render" | "layout" | "Page" => vec!["a.py".into()],
-            "Widget" | "hash" => vec!["d.py".into()],
+            "Widget" | "hash" | "login" => vec!["d.py".into()],
             _ => vec![],
         }
     }
@@ -441,6 +441,21 @@ fn risk_rises_with_what_is_touched_and_never_falls() {
     u.files_to_edit = vec!["database/migrations/2024_create_pages.php".into()];
     transition(&mut s, submit(u, &[]), &Code).unwrap();
     assert_eq!(s.risk, Risk::Medium, "{:?}", s.risk_reasons);
+
+    // A sensitive name counts where the change edits it: `login` (d.py)
+    // named as a pattern while only a.py is edited leaves a fix LOW.
+    let touched = |edits: &[&str]| {
+        let mut s = Session::new(Intent::Modify, "fix page rendering");
+        transition(&mut s, frame(), &Code).unwrap();
+        let mut u = understanding(&["render", "login"], &["a.py", "d.py"]);
+        u.files_to_edit = edits.iter().map(|f| f.to_string()).collect();
+        let _ = transition(&mut s, submit(u, &[]), &Code);
+        (s.risk, s.risk_reasons.join("; "))
+    };
+    assert_eq!(touched(&["a.py"]).0, Risk::Low, "{:?}", touched(&["a.py"]));
+    let (risk, why) = touched(&["a.py", "d.py"]);
+    assert_eq!(risk, Risk::High, "{why}");
+    assert!(why.contains("`login`"), "{why}");
 
     // A frame about a password says HIGH and its requirements when it is
     // set, before any evidence is gathered.
