@@ -128,6 +128,14 @@ TRIAL_ARMS = [
      "+ a frame about credentials or money is HIGH (judged at submit_understanding); function words out of keywords; "
      "search_text names what it does not search"),
     ("trial-2026-11-28/six12", "190a157", "+ the frame's risk judged when the frame is set"),
+    ("trial-2026-11-28/six13", "dfa8c5b",
+     "+ `read_file` reads several whole files in one call (`files`), and the workflow says so"),
+    ("trial-2026-11-28/six14", "bf87563",
+     "+ a Japanese request's plan line shows its first 8 terms; `find_references` on a member stands "
+     "for its class"),
+    ("trial-2026-11-28/six15", "828ee43",
+     "+ route actions labelled `route`; sensitive words count on the symbols the change edits; "
+     "制限 → limit, restrict"),
 ]
 
 

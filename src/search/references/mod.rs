@@ -74,7 +74,8 @@ pub struct ReferenceList {
     /// than `text`: a call, an import, a route action, a request, a
     /// component tag); a `text` use is a line that holds the name in a
     /// string, a URL or a comment (`'profiles/{username}/follow'` for
-    /// `follow`). Risk counts these (`session::risk`); not in the reply.
+    /// `follow`). Risk counts these outside test files (`session::risk`);
+    /// not in the reply.
     #[serde(skip)]
     #[schemars(skip)]
     pub parsed: usize,
@@ -91,6 +92,16 @@ pub struct ReferenceList {
 
 /// Unresolved bare-name matches listed when no use resolved.
 pub const UNCERTAIN_SHOWN: usize = 10;
+
+/// Whether a reference counts among [`ReferenceList::parsed`]: the parsed
+/// code names it (not `text`) outside a test file. Uses in tests say how a
+/// symbol is tested, not how far a change to it ripples: a controller
+/// action with a route and nine HTTP calls of one feature test was "10
+/// uses" and MEDIUM risk in the honest agent trial (bench/README.md §
+/// Honest agent trial).
+fn counts_for_risk(file: &str, kind: &str) -> bool {
+    kind != "text" && crate::classify::classify_path(file).class != crate::classify::FileClass::Test
+}
 
 /// Adds `uses` (repo-relative file, 1-based line and kind of each, as the
 /// code graph resolves them: the requests that reach a controller action
@@ -134,7 +145,7 @@ pub fn add_uses(
             continue;
         };
         list.total += 1;
-        list.parsed += 1;
+        list.parsed += usize::from(counts_for_risk(file, kind));
         list.uncertain.clear();
         if list.references.len() >= max {
             list.truncated = true;
@@ -361,7 +372,10 @@ pub fn find(
         }
     }
     let total = refs.len();
-    let parsed = refs.iter().filter(|r| r.kind != "text").count();
+    let parsed = refs
+        .iter()
+        .filter(|r| counts_for_risk(&r.file, &r.kind))
+        .count();
     refs.truncate(max);
     if total > 0 {
         uncertain.clear();
@@ -387,6 +401,20 @@ fn is_php_scope(scope: &Within) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Risk counts parsed uses outside tests: a route counts, a feature
+    /// test's HTTP call and a string holding the name do not.
+    #[test]
+    fn uses_in_tests_do_not_count_for_risk() {
+        assert!(counts_for_risk("routes/api.php", "route"));
+        assert!(counts_for_risk("app/Http/Controllers/A.php", "call"));
+        assert!(!counts_for_risk(
+            "tests/Feature/Api/User/UpdateUserTest.php",
+            "request"
+        ));
+        assert!(!counts_for_risk("resources/js/a.spec.ts", "call"));
+        assert!(!counts_for_risk("routes/api.php", "text"));
+    }
 
     #[test]
     fn targets_name_a_class_only_for_members() {
