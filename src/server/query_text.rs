@@ -19,6 +19,12 @@ const QUERY_CODE_FILES: usize = 3;
 /// Room kept for the closing "files shown" line, in estimated tokens.
 const SHOWN_LINE_TOKENS: usize = 16;
 
+/// Code a further chunk of a code-showing file must leave each shown chunk,
+/// in estimated tokens (about 12 lines): below it the chunks showed five
+/// lines each, a method cut before its body, and agents of the honest trial
+/// read every file again (bench/README.md § Honest agent trial).
+const MIN_CHUNK_CODE_TOKENS: usize = 100;
+
 /// Longest `facts:` line of a code-showing file, in chars.
 const FACTS_CHARS: usize = 300;
 
@@ -282,21 +288,23 @@ impl Layout {
             entries[i] = full;
             full_n += 1;
         }
+        // Each chunk's code may end in a "…" line past its share.
+        let ellipsis = super::budget::estimate_tokens(&format!("{CODE_PREFIX}…\n"));
         for (i, f) in files.iter().enumerate().take(full_n) {
             if f.chunks.len() <= 1 {
                 continue;
             }
             let full = file_lines(i, f, f.chunks.len());
             let extra = cost(&full).saturating_sub(cost(&entries[i]));
-            if used + extra <= room * 2 / 3 {
+            let chunks = shown.iter().sum::<usize>() + f.chunks.len() - shown[i];
+            let share = room.saturating_sub(used + extra + chunks * ellipsis) / chunks;
+            if used + extra <= room * 2 / 3 && share >= MIN_CHUNK_CODE_TOKENS {
                 used += extra;
                 shown[i] = f.chunks.len();
                 entries[i] = full;
             }
         }
         let chunks: usize = shown.iter().sum();
-        // Each chunk's code may end in a "…" line past its share.
-        let ellipsis = super::budget::estimate_tokens(&format!("{CODE_PREFIX}…\n"));
         Layout {
             entries,
             full: full_n,
@@ -386,21 +394,28 @@ fn plan_line(plan: &QueryPlan) -> String {
         .filter(|k| !from_japanese.contains(k.as_str()))
         .cloned()
         .collect();
-    let part = |label: &str, items: &[String], bracket: bool| {
+    let part = |label: &str, items: &[String]| {
         if items.is_empty() {
             String::new()
-        } else if bracket {
-            format!("; {label} [{}]", items.join(", "))
         } else {
-            format!("; {label} {}", items.join(", "))
+            format!("; {label} [{}]", items.join(", "))
         }
     };
+    // The translated words are keywords too: "keywords [api]; translated
+    // …" read as "only api" to an agent in the honest trial.
+    let words = match (keywords.is_empty(), translated.is_empty()) {
+        (_, true) => format!("[{}]", keywords.join(", ")),
+        (true, false) => format!("from Japanese {}", translated.join(", ")),
+        (false, false) => format!(
+            "[{}] + from Japanese {}",
+            keywords.join(", "),
+            translated.join(", ")
+        ),
+    };
     format!(
-        "plan: keywords [{}]{}{}{}\n",
-        keywords.join(", "),
-        part("translated", &translated, false),
-        part("identifiers", &plan.identifiers, true),
-        part("kinds", &plan.kind_hints, true),
+        "plan: keywords {words}{}{}\n",
+        part("identifiers", &plan.identifiers),
+        part("kinds", &plan.kind_hints),
     )
 }
 
@@ -780,7 +795,10 @@ mod tests {
         }
         let line = plan_line(&p);
         let more = format!("+{} more", p.translated.len() - PLAN_TRANSLATIONS);
-        assert!(line.contains(&more), "{line}");
+        assert!(
+            line.contains(&more) && line.contains("] + from Japanese "),
+            "{line}"
+        );
         assert_eq!(line.matches('→').count(), PLAN_TRANSLATIONS, "{line}");
         let keywords = line.split(']').next().unwrap();
         assert!(
