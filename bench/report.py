@@ -136,6 +136,9 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/six15", "828ee43",
      "+ route actions labelled `route`; sensitive words count on the symbols the change edits; "
      "制限 → limit, restrict"),
+    ("trial-2026-11-28/six16", "5a31c10",
+     "+ uses in tests do not count toward risk; a code-showing file's further chunks only when each "
+     "keeps about 12 lines; a Japanese plan line's translated words called keywords"),
 ]
 
 
