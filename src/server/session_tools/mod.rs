@@ -440,7 +440,7 @@ fn frame_text(s: &Session, notes: &FrameNotes) -> String {
         s.risk_reasons.join("; ")
     };
     let mut t = format!(
-        "frame: {} slot(s) accepted [{}]; missing [{}]; risk {} ({why}); needs {}",
+        "frame: {} slot(s) accepted [{}]; missing [{}] (optional: READY does not need them); risk {} ({why}); needs {}",
         s.frame.len(),
         names(s.frame.keys().copied().collect()),
         names(session::missing_slots(&s.frame)),
@@ -465,9 +465,16 @@ fn frame_text(s: &Session, notes: &FrameNotes) -> String {
     // A slot just rejected is explained above; the others are missing from
     // the frame, which says nothing of whether the request states them.
     // No slot is among READY's requirements: agents of the honest trial
-    // read the hint as an instruction for requests that name no trigger
-    // (bench/README.md § Honest agent trial), so it says it is optional.
-    for m in session::missing_slots(&s.frame)
+    // read a hint for each missing slot as an instruction for requests
+    // that name no trigger, and, once it said "optional", as noise
+    // (bench/README.md § Honest agent trial). The hints are for an empty
+    // frame only.
+    let hinted = if s.frame.is_empty() {
+        session::missing_slots(&s.frame)
+    } else {
+        Vec::new()
+    };
+    for m in hinted
         .into_iter()
         .filter(|m| !rejected.iter().any(|r| r.slot == *m))
     {
