@@ -139,6 +139,8 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/six16", "5a31c10",
      "+ uses in tests do not count toward risk; a code-showing file's further chunks only when each "
      "keeps about 12 lines; a Japanese plan line's translated words called keywords"),
+    ("trial-2026-11-28/six17", "5d1f462",
+     "+ missing slots listed once as optional, no hint per slot when the frame has one"),
 ]
 
 
