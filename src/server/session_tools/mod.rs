@@ -439,11 +439,17 @@ fn frame_text(s: &Session, notes: &FrameNotes) -> String {
     } else {
         s.risk_reasons.join("; ")
     };
+    let missing = session::missing_slots(&s.frame);
+    let optional = if missing.is_empty() {
+        ""
+    } else {
+        " (optional: READY does not need them)"
+    };
     let mut t = format!(
-        "frame: {} slot(s) accepted [{}]; missing [{}] (optional: READY does not need them); risk {} ({why}); needs {}",
+        "frame: {} slot(s) accepted [{}]; missing [{}]{optional}; risk {} ({why}); needs {}",
         s.frame.len(),
         names(s.frame.keys().copied().collect()),
-        names(session::missing_slots(&s.frame)),
+        names(missing),
         s.risk,
         needs_text(&s.requirements),
     );
