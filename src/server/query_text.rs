@@ -288,8 +288,12 @@ impl Layout {
             entries[i] = full;
             full_n += 1;
         }
-        // Each chunk's code may end in a "…" line past its share.
+        // Code tokens each of `chunks` shown chunks gets once `used` is
+        // spent; each chunk's code may end in a "…" line past its share.
         let ellipsis = super::budget::estimate_tokens(&format!("{CODE_PREFIX}…\n"));
+        let per_chunk = |used: usize, chunks: usize| {
+            room.saturating_sub(used + chunks * ellipsis) / chunks.max(1)
+        };
         for (i, f) in files.iter().enumerate().take(full_n) {
             if f.chunks.len() <= 1 {
                 continue;
@@ -297,18 +301,18 @@ impl Layout {
             let full = file_lines(i, f, f.chunks.len());
             let extra = cost(&full).saturating_sub(cost(&entries[i]));
             let chunks = shown.iter().sum::<usize>() + f.chunks.len() - shown[i];
-            let share = room.saturating_sub(used + extra + chunks * ellipsis) / chunks;
-            if used + extra <= room * 2 / 3 && share >= MIN_CHUNK_CODE_TOKENS {
+            if used + extra <= room * 2 / 3
+                && per_chunk(used + extra, chunks) >= MIN_CHUNK_CODE_TOKENS
+            {
                 used += extra;
                 shown[i] = f.chunks.len();
                 entries[i] = full;
             }
         }
-        let chunks: usize = shown.iter().sum();
         Layout {
             entries,
             full: full_n,
-            per_chunk: room.saturating_sub(used + chunks * ellipsis) / chunks.max(1),
+            per_chunk: per_chunk(used, shown.iter().sum()),
         }
     }
 }

@@ -68,8 +68,8 @@ pub const HIGH_REFERENCES: usize = 50;
 /// has the symbol; `references` where it does not (sessions saved before
 /// it was kept). Sensitive words count on every symbol given (the caller
 /// gives those the change edits); uses count only for the changed ones (a
-/// class the change calls 27 times is read, not changed). Returns the level and one reason per rule that fired
-/// (empty for LOW).
+/// class the change calls 27 times is read, not changed). Returns the
+/// level and one reason per rule that fired (empty for LOW).
 pub fn touch_risk(
     files: &[String],
     symbols: &[String],

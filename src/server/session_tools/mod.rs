@@ -425,7 +425,7 @@ impl Shared {
 /// (with why), the risk, what READY needs and what to do next.
 fn frame_text(s: &Session, notes: &FrameNotes) -> String {
     let rejected = &notes.rejected;
-    let names = |slots: Vec<SlotName>| {
+    let names = |slots: &[SlotName]| {
         slots
             .iter()
             .map(|s| s.name())
@@ -448,8 +448,8 @@ fn frame_text(s: &Session, notes: &FrameNotes) -> String {
     let mut t = format!(
         "frame: {} slot(s) accepted [{}]; missing [{}]{optional}; risk {} ({why}); needs {}",
         s.frame.len(),
-        names(s.frame.keys().copied().collect()),
-        names(missing),
+        names(&s.frame.keys().copied().collect::<Vec<_>>()),
+        names(&missing),
         s.risk,
         needs_text(&s.requirements),
     );
@@ -476,7 +476,7 @@ fn frame_text(s: &Session, notes: &FrameNotes) -> String {
     // (bench/README.md § Honest agent trial). The hints are for an empty
     // frame only.
     let hinted = if s.frame.is_empty() {
-        session::missing_slots(&s.frame)
+        missing
     } else {
         Vec::new()
     };
