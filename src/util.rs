@@ -214,6 +214,38 @@ pub fn kebab(name: &str) -> String {
     out
 }
 
+/// A Blade view's path as Laravel names the view:
+/// `resources/views/models/links/partials/single-simple.blade.php` →
+/// `models.links.partials.single-simple`; `None` for any other path.
+pub fn blade_view_name(path: &str) -> Option<String> {
+    let rest = path
+        .trim()
+        .trim_start_matches("./")
+        .strip_prefix("resources/views/")?
+        .strip_suffix(".blade.php")?;
+    (!rest.is_empty()).then(|| rest.replace('/', "."))
+}
+
+/// The file of a Blade view named as Laravel names it
+/// (`models.links.partials.single-simple` →
+/// `resources/views/models/links/partials/single-simple.blade.php`), or
+/// given by that path; `None` for a name that cannot be a view's (empty
+/// segments, a namespace `::`, a class or member name).
+pub fn blade_view_path(name: &str) -> Option<String> {
+    let name = name.trim();
+    if blade_view_name(name).is_some() {
+        return Some(name.trim_start_matches("./").to_string());
+    }
+    let valid = !name.is_empty()
+        && name.split('.').all(|seg| {
+            !seg.is_empty()
+                && seg
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        });
+    valid.then(|| format!("resources/views/{}.blade.php", name.replace('.', "/")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,5 +293,23 @@ mod tests {
         ] {
             assert_eq!(plural_snake(c), t);
         }
+    }
+
+    #[test]
+    fn blade_views_are_named_as_laravel_names_them() {
+        let path = "resources/views/models/links/partials/single-simple.blade.php";
+        assert_eq!(
+            blade_view_name(path).as_deref(),
+            Some("models.links.partials.single-simple")
+        );
+        assert_eq!(blade_view_name("app/Models/Link.php"), None);
+        assert_eq!(
+            blade_view_path("models.links.partials.single-simple").as_deref(),
+            Some(path)
+        );
+        assert_eq!(blade_view_path(path).as_deref(), Some(path));
+        assert_eq!(blade_view_path("Link::shortTitle"), None);
+        assert_eq!(blade_view_path("mail::message"), None);
+        assert_eq!(blade_view_path("a..b"), None);
     }
 }

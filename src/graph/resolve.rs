@@ -401,3 +401,54 @@ fn script_candidates(base: &str) -> Vec<String> {
         .chain(["index.js", "index.ts", "index.tsx", "index.jsx"].map(|i| format!("{base}/{i}")))
         .collect()
 }
+
+impl Graph {
+    /// A chunk's `related` names (`Chunk::related`) as a reply may show
+    /// them. A Blade view's components are named by the classes Laravel's
+    /// convention gives them (`<x-icon.lock>` →
+    /// `App\View\Components\Icon\Lock`, `<livewire:home.feed>` →
+    /// `App\Livewire\Home\Feed`), which need not exist: an anonymous
+    /// component is its view (`resources/views/components/icon/lock.blade.php`),
+    /// a Livewire 2 component is under `App\Http\Livewire`, and a package's
+    /// component has nothing in the working tree, so it is left out. Other
+    /// names pass unchanged; the order is kept.
+    pub fn existing_related(&self, related: &[String]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::with_capacity(related.len());
+        for name in related {
+            let blade = name.strip_prefix("App\\View\\Components\\");
+            let livewire = name.strip_prefix("App\\Livewire\\");
+            let Some(rest) = blade.or(livewire) else {
+                out.push(name.clone());
+                continue;
+            };
+            let defined = |fq: &str| self.classes.contains_key(fq);
+            let path: Vec<String> = rest.split('\\').map(crate::util::kebab).collect();
+            let path = path.join("/");
+            let v2 = format!("App\\Http\\Livewire\\{rest}");
+            let found = if defined(name) {
+                Some(name.clone())
+            } else if livewire.is_some() {
+                [v2.clone()]
+                    .into_iter()
+                    .filter(|c| defined(c))
+                    .chain(
+                        [format!("resources/views/livewire/{path}.blade.php")]
+                            .into_iter()
+                            .filter(|v| self.files.contains(v)),
+                    )
+                    .next()
+            } else {
+                [
+                    format!("resources/views/components/{path}.blade.php"),
+                    format!("resources/views/components/{path}/index.blade.php"),
+                ]
+                .into_iter()
+                .find(|v| self.files.contains(v))
+            };
+            if let Some(f) = found.filter(|f| !out.contains(f)) {
+                out.push(f);
+            }
+        }
+        out
+    }
+}

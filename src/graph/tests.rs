@@ -102,6 +102,21 @@ fn laravel_conventions_resolve_to_files() {
         "app/Http/Controllers/OrderController.php".into(),
         EdgeKind::Import
     )));
+    // A view's components as a reply names them: `<x-layout>` is an
+    // anonymous component (its view, no class); a component with neither
+    // class nor view (a package's) is left out; other names pass.
+    assert_eq!(
+        g.existing_related(&[
+            "App\\View\\Components\\Layout".into(),
+            "App\\View\\Components\\Button".into(),
+            "App\\Livewire\\Cart".into(),
+            "App\\Models\\Order".into(),
+        ]),
+        [
+            "resources/views/components/layout.blade.php",
+            "App\\Models\\Order"
+        ]
+    );
 
     // The model's change set: its migration, its factory, the controller.
     let r = related(&g, None, &["app/Models/Order.php".to_string()], 10);

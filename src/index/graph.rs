@@ -171,6 +171,32 @@ pub fn component_uses(graph: &CodeGraph, class: &str) -> Vec<(String, u64, &'sta
     out
 }
 
+/// The uses of the Blade view `file` (repo-relative): the files that render
+/// or include it (`view('…')`, `@include`, `@extends`: `view`) or embed it
+/// as a component (`<x-…>`: `component`; `<livewire:…>`: `livewire`), as
+/// (file, 1-based line, kind): the first such line of each file (the graph
+/// keeps one edge per pair).
+pub fn view_uses(graph: &CodeGraph, file: &str) -> Vec<(String, u64, &'static str)> {
+    use crate::graph::EdgeKind;
+    let mut out: Vec<(String, u64, &'static str)> = graph
+        .graph
+        .inn(file)
+        .iter()
+        .filter_map(|e| {
+            let kind = match e.kind {
+                EdgeKind::View => "view",
+                EdgeKind::Component => "component",
+                EdgeKind::Livewire => "livewire",
+                _ => return None,
+            };
+            (e.line > 0).then(|| (e.from.clone(), u64::from(e.line), kind))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Files related to `seeds` (see [`crate::graph::related`]), best first, at
 /// most `limit`; when `symbol` names a method (`Class::method`), the files of
 /// its callers as `find_references` resolves them, and of the requests that

@@ -28,7 +28,9 @@ mod vocabulary;
 mod walk;
 
 use fulltext::*;
-pub use graph::{CodeGraph, GraphCache, action_requests, component_uses, related_files, seeds};
+pub use graph::{
+    CodeGraph, GraphCache, action_requests, component_uses, related_files, seeds, view_uses,
+};
 pub use state::*;
 use vectors::*;
 use vocabulary::*;

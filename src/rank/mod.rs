@@ -505,6 +505,11 @@ impl Ranker {
         let tests = graph
             .map(|g| partners::tests(g, &ranked, &also_check))
             .unwrap_or_default();
+        if let Some(g) = graph {
+            for c in ranked.iter_mut().flat_map(|f| f.chunks.iter_mut()) {
+                c.related = g.graph.existing_related(&c.related);
+            }
+        }
         let fuse_ms = t.elapsed().as_secs_f64() * 1000.0;
         Ok(QueryAnswer {
             plan,

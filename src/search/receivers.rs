@@ -43,6 +43,22 @@ const FINDERS: &[&str] = &[
     "sole",
 ];
 
+/// A model factory's builder methods, which return the factory
+/// (`User::factory()->count(3)->create()`; Laravel's
+/// `Illuminate\Database\Eloquent\Factories\Factory`).
+const FACTORY_BUILDERS: &[&str] = &[
+    "count",
+    "state",
+    "sequence",
+    "for",
+    "has",
+    "hasAttached",
+    "recycle",
+    "times",
+    "afterCreating",
+    "afterMaking",
+];
+
 /// The receiver expressions of every `->name(` / `?->name(` call on `line`,
 /// in order (`$this->repo`, `$page`, `app(PageRepo::class)`, …).
 pub fn member_calls<'a>(line: &'a str, name: &str) -> Vec<&'a str> {
@@ -126,7 +142,9 @@ fn class_name(written: &str) -> Option<String> {
 /// `app(X::class)`, `resolve(X::class)`, `app()->make(X::class)`,
 /// `(new X(…))`, `X::findOrFail(…)`, and a query on X that ends in a
 /// finder, `X::whereSlug($slug)->firstOrFail()` (no finder before the last
-/// call: `X::find(1)->comments()->first()` is a related model, unknown).
+/// call: `X::find(1)->comments()->first()` is a related model, unknown),
+/// and `X::factory()` with its builder calls, `XFactory` (Laravel's naming
+/// of a model's factory).
 fn expression_class(expr: &str) -> Option<String> {
     static CONTAINER: OnceLock<Regex> = OnceLock::new();
     static NEW: OnceLock<Regex> = OnceLock::new();
@@ -150,6 +168,18 @@ fn expression_class(expr: &str) -> Option<String> {
         && !expr[c[0].len()..].contains("->")
     {
         return class_name(&c[1]);
+    }
+    if let Some(c) = finder.captures(expr)
+        && &c[2] == "factory"
+        && expr.ends_with(')')
+    {
+        let chained = regex(&CHAINED, r"->\s*(\w+)\(");
+        let builders = chained
+            .captures_iter(&expr[c[0].len()..])
+            .all(|m| FACTORY_BUILDERS.contains(&&m[1]));
+        return builders
+            .then(|| class_name(&c[1]).map(|model| format!("{model}Factory")))
+            .flatten();
     }
     if let Some(c) = finder.captures(expr)
         && expr.ends_with(')')
@@ -382,6 +412,10 @@ class PageController
         assert_eq!(r("app(PageRepo::class)"), class("PageRepo"));
         assert_eq!(r("(new \\App\\Jobs\\Sync($x))"), class("Sync"));
         assert_eq!(r("Page::where('a', 1)"), Receiver::Unknown);
+        // A model's factory, not the model nor a class with a `create`.
+        assert_eq!(r("User::factory()"), class("UserFactory"));
+        assert_eq!(r("User::factory()->count(3)"), class("UserFactory"));
+        assert_eq!(r("User::factory()->raw()"), Receiver::Unknown);
         assert_eq!(r("$this->repo->query()"), Receiver::Unknown);
         // A query on a model ending in a finder, over two lines; a relation's
         // finder, a finder before the chain's end and `get()` stay unknown.

@@ -124,7 +124,8 @@ async fn an_empty_kind_filter_names_the_kinds_there_are() {
 }
 
 /// `files` reads several whole files in one call, each counted as read and
-/// shown under its own header; a bad request says which argument is wrong
+/// shown under its own header; a file it cannot read is listed with why
+/// while the others are read; a bad request says which argument is wrong
 /// and reads nothing.
 #[tokio::test]
 async fn read_file_reads_several_files_at_once() {
@@ -134,7 +135,7 @@ async fn read_file_reads_several_files_at_once() {
         .read_file_reply(params(serde_json::json!({"files": both})))
         .await
         .unwrap();
-    let crate::server::wire::ReadFileResult::Several { files } = &r.value else {
+    let crate::server::wire::ReadFileResult::Several { files, .. } = &r.value else {
         panic!("several files asked, one returned");
     };
     assert_eq!(
@@ -157,7 +158,7 @@ async fn read_file_reads_several_files_at_once() {
         ))
         .await
         .unwrap();
-    let crate::server::wire::ReadFileResult::Several { files } = &r.value else {
+    let crate::server::wire::ReadFileResult::Several { files, .. } = &r.value else {
         panic!("several files asked, one returned");
     };
     assert_eq!(files.len(), 2);
@@ -181,14 +182,29 @@ async fn read_file_reads_several_files_at_once() {
             serde_json::json!({"files": vec![both[0]; 11]}),
             "at most 10",
         ),
-        (
-            serde_json::json!({"files": [both[0], "../etc/passwd"]}),
-            "outside",
-        ),
+        (serde_json::json!({"files": ["../etc/passwd"]}), "outside"),
     ] {
         let e = s.read_file_reply(params(args.clone())).await.err().unwrap();
         assert!(e.to_string().contains(says), "{args}: {e}");
     }
+    // One path it cannot read: the others are read, that one is listed.
+    let r = s
+        .read_file_reply(params(
+            serde_json::json!({"files": [both[0], "../etc/passwd", "app/Nope.php"]}),
+        ))
+        .await
+        .unwrap();
+    let crate::server::wire::ReadFileResult::Several { files, not_read } = &r.value else {
+        panic!("several files asked, one returned");
+    };
+    assert_eq!(files.len(), 1);
+    assert_eq!(
+        not_read.iter().map(|n| n.file.as_str()).collect::<Vec<_>>(),
+        ["../etc/passwd", "app/Nope.php"]
+    );
+    assert!(not_read[0].error.contains("outside"), "{not_read:?}");
+    assert!(r.text.contains("not read: `app/Nope.php`"), "{}", r.text);
+    assert_eq!(r.shown.read_files(), [both[0]]);
 }
 
 #[tokio::test]

@@ -214,7 +214,19 @@ pub struct FileLines {
 #[serde(untagged)]
 pub enum ReadFileResult {
     One(FileLines),
-    Several { files: Vec<FileLines> },
+    Several {
+        files: Vec<FileLines>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        not_read: Vec<NotRead>,
+    },
+}
+
+/// A file of `read_file`'s `files` that was not read.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NotRead {
+    pub file: String,
+    /// Why (the error a read of it alone gives).
+    pub error: String,
 }
 
 /// A definition with its file.

@@ -140,6 +140,10 @@ mod tests {
             ("mark.*Read", None),
             ("", None),
             ("9lives", None),
+            ("single-simple", Some("single-simple")),
+            ("models.links.partials.single-simple", Some("single-simple")),
+            ("obj.prop", None),
+            ("a-", None),
         ] {
             assert_eq!(searched_identifier(pattern), name, "{pattern}");
         }

@@ -143,8 +143,11 @@ pub fn definition_read(
 
 /// The identifier a `search_text` pattern looks for, when it looks for one
 /// name as used: `markAsRead`, `\bmarkAsRead\b`, `->markAsRead(`,
-/// `::update\(`, `.total`; `None` for anything else (`function
-/// markAsRead`, `mark.*Read`, several words).
+/// `::update\(`, `.total`, and a Blade view's name or its last part
+/// (`single-simple`, `models.links.partials.single-simple` →
+/// `single-simple`, the part [`unqualified`] keeps of the view's symbol);
+/// `None` for anything else (`function markAsRead`, `mark.*Read`, several
+/// words).
 pub fn searched_identifier(pattern: &str) -> Option<&str> {
     let mut p = pattern.trim();
     for prefix in ["\\b", "->", "::", "\\.", "."] {
@@ -153,11 +156,20 @@ pub fn searched_identifier(pattern: &str) -> Option<&str> {
     for suffix in ["\\b", "\\(", "("] {
         p = p.strip_suffix(suffix).unwrap_or(p);
     }
-    let mut chars = p.chars();
-    let first = chars.next()?;
-    ((first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
-    .then_some(p)
+    let name = |seg: &str| {
+        let mut chars = seg.chars();
+        chars
+            .next()
+            .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            && !seg.ends_with('-')
+    };
+    if name(p) {
+        return Some(p);
+    }
+    // A dotted view name: each part a name, at least one with a `-`
+    // (`obj.prop` stays a pattern, not a search for `prop`).
+    (p.contains('-') && p.split('.').all(name)).then(|| p.rsplit('.').next().unwrap_or(p))
 }
 
 /// Uses of `symbol` a `search_text` for its bare name showed: the files of

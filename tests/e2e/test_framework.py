@@ -334,6 +334,7 @@ use Illuminate\\Support\\Facades\\Route;
 Route::put('profile', [ProfileController::class, 'update']);
 Route::put('settings/profile', [ProfileSettingsController::class, 'update']);
 Route::get('feed', Feed::class);
+Route::resource('profiles', ProfileController::class);
 """,
     "app/Http/Controllers/ShowFeedController.php": """<?php
 
@@ -397,6 +398,35 @@ class Comment
 {
 }
 """,
+    "app/Repositories/LinkRepository.php": """<?php
+
+namespace App\\Repositories;
+
+class LinkRepository
+{
+    public static function create(array $data)
+    {
+        return $data;
+    }
+}
+""",
+    "tests/Feature/LinkTest.php": """<?php
+
+namespace Tests\\Feature;
+
+use App\\Models\\User;
+use App\\Repositories\\LinkRepository;
+
+class LinkTest
+{
+    public function testCreate()
+    {
+        $user = User::factory()->create();
+        $users = User::factory()->count(2)->create();
+        $link = LinkRepository::create([]);
+    }
+}
+""",
     "resources/views/home.blade.php": """<div>
     <livewire:notifications />
     @livewire('notifications')
@@ -416,19 +446,97 @@ class UserCard extends Component
 }
 
 
+VIEW_CHANGE = {
+    "app/Http/Controllers/LinkController.php": """<?php
+
+namespace App\\Http\\Controllers;
+
+class LinkController
+{
+    public function index()
+    {
+        return view('links.index');
+    }
+}
+""",
+    "resources/views/links/index.blade.php": """<ul>
+    @include('links.partials.item')
+</ul>
+""",
+    "resources/views/links/partials/item.blade.php": """<li>
+    @if($link->is_private)
+        <x-icon.lock />
+    @endif
+    {{ $link->shortTitle(40) }}
+    {{ $user->shortTitle() }}
+</li>
+""",
+    "app/Models/Link.php": """<?php
+
+namespace App\\Models;
+
+class Link
+{
+    public function shortTitle(int $max = 50): string
+    {
+        return $this->title;
+    }
+}
+""",
+}
+
+
+async def test_a_template_only_change_names_its_view(tmp_path):
+    """A change to a Blade partial alone names the view as its symbol and
+    entry point (by path or by name): its file is its definition, and
+    find_references on it gives what renders or includes it; a view's
+    `$link->shortTitle()` is a use of `Link::shortTitle`. An agent in
+    the honest trial (bench/README.md § Honest agent trial) was refused the
+    view and named a method it did not change instead."""
+    repo = php_repo(tmp_path / "views", VIEW_CHANGE)
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        r = await c.call("find_references", symbol="links.partials.item")
+        assert at(r) == [("resources/views/links/index.blade.php", 2, "view")], r
+        r = await c.call("find_references", symbol="resources/views/links/index.blade.php")
+        assert at(r) == [("app/Http/Controllers/LinkController.php", 9, "view")], r
+        # A view's `$link` is a `Link` (Laravel's naming); `$user` is not.
+        r = await c.call("find_references", symbol="Link::shortTitle")
+        assert at(r) == [("resources/views/links/partials/item.blade.php", 5, "named")], r
+        item = "resources/views/links/partials/item.blade.php"
+        quote = "Show the lock icon after the link title"
+        sid = (await c.call("start_session", intent="MODIFY", query=quote, slots={
+            "desired_action": {"value": "lock icon after the title", "quote": quote}}))["session_id"]
+        claim = dict(session_id=sid, symbols_identified=[item], entry_points=[item], files_to_edit=[item])
+        u = await c.call("submit_understanding", **claim)
+        assert u["phase"] == "EXPLORATION" and not u["rejected_claims"], u
+        await c.call("read_file", file=item, session_id=sid)
+        await c.call("find_references", symbol="links.partials.item", session_id=sid)
+        u = await c.call("submit_understanding", **claim)
+        assert u["phase"] == "READY", u
+
+
 async def test_find_references_follows_aliases_livewire_views_and_receiver_names(tmp_path):
     """The agent trial's wrong answers (docs/sessions.md § Requirements):
     a route action written through an aliased import is the aliased class's
-    (and not the other class of the same short name); a Livewire
+    (and not the other class of the same short name, in a resource route
+    too); a model's factory is not another class's receiver; a Livewire
     component's view calls its methods with `wire:click` and `$wire.`; a
     property of the component (`$this->notification->markAsRead()`) and a
     `$comment` in a file importing `Comment` are other classes' objects."""
     repo = php_repo(tmp_path / "livewire", LIVEWIRE_CALLS)
     async with serve(repo) as c:
+        # A resource route names its class by the file's import: line 11's
+        # `ProfileController` is not the Settings one.
         r = await c.call("find_references", symbol="Settings\\ProfileController::update")
         assert at(r) == [("routes/web.php", 9, "route")], r
         r = await c.call("find_references", symbol="App\\Http\\Controllers\\ProfileController::update")
-        assert at(r) == [("routes/web.php", 8, "route")], r
+        assert at(r) == [("routes/web.php", 8, "route"), ("routes/web.php", 11, "route")], r
+        # `User::factory()->create()` calls the model's factory, not the
+        # `create` of a class the test file imports.
+        r = await c.call("find_references", symbol="LinkRepository::create")
+        assert at(r) == [("tests/Feature/LinkTest.php", 14, "qualified")], r
         r = await c.call("find_references", symbol="ShowFeedController::__invoke")
         assert at(r) == [("routes/web.php", 10, "route")], r
         r = await c.call("find_references", symbol="Notifications::markAsRead")

@@ -9,6 +9,7 @@
 //! Measured on a hand-labelled set of 57 methods (`bench/run.sh
 //! references`, `bench/sets/references.json`).
 
+mod declarations;
 mod livewire;
 mod php;
 mod routes;
@@ -40,7 +41,7 @@ pub struct Reference {
     /// 1-based column in chars.
     pub column: usize,
     pub content: String,
-    /// `call`, `class`, `type`, `implementation` (from the tags query), `route` (a PHP route line whose action runs the method without spelling it: `Route::resource`, an invokable controller), `request` (an HTTP request to its route), `livewire` / `component` (a Blade view embeds the class: `<livewire:feed />`, `@livewire('feed')`, `<x-user-card />`), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
+    /// `call`, `class`, `type`, `implementation` (from the tags query), `route` (a PHP route line whose action runs the method without spelling it: `Route::resource`, an invokable controller), `request` (an HTTP request to its route), `livewire` / `component` (a Blade view embeds the class: `<livewire:feed />`, `@livewire('feed')`, `<x-user-card />`), `view` (a file renders or includes the Blade view asked for: `view('…')`, `@include`, `@extends`), or `text` (a whole-word match the grammar does not classify: comments, strings, imports, files without a grammar).
     pub kind: String,
     pub enclosing: Option<Enclosing>,
     /// How the use was tied to the symbol: `qualified` (`Class::name`,
@@ -55,7 +56,7 @@ pub struct Reference {
     /// whose docblock `@see`s the class), `route` (a route action:
     /// `[Class::class, 'name']`, `'Class@name'`, a resource route or an
     /// invokable controller), `livewire` (its component's view:
-    /// `wire:click="name(…)"`, `$wire.name`), `imported` (a member call `->name(` /
+    /// `wire:click="name(…)"`, `$wire.name`), `named` (a Blade view's call on a variable named after the class: `$link->shortTitle()` for `Link`; probable), `imported` (a member call `->name(` /
     /// `.name(` whose receiver's class is not known, in a file that imports
     /// the class or shares its namespace; probable), `request` (a script or
     /// view requests its route), `livewire` / `component` (a view embeds
@@ -65,7 +66,7 @@ pub struct Reference {
 }
 
 /// Result of `find_references`.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Default, Serialize, schemars::JsonSchema)]
 pub struct ReferenceList {
     pub references: Vec<Reference>,
     /// Uses found (resolved ones when a class was given).

@@ -14,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
 
+use super::declarations::{declaration, has_word_start};
 use super::routes::{route_string, with_continuation, written_controller};
 use super::{Enclosing, livewire};
 use crate::config::Config;
@@ -396,11 +397,15 @@ impl Family {
                     }
                     continue;
                 }
-                let names_class = line.contains(&format!("{c}::class"))
+                let view = views.get(&m.file);
+                // `TagController::class` names the family's class only where
+                // the file's imports make it so (routes/web.php may import
+                // another `TagController`); a string route is relative to
+                // the routes' namespace.
+                let names_class = (line.contains(&format!("{c}::class")) && ours(view, line))
                     || (line.contains("resource")
                         && (line.contains(&format!("\\{c}'")) || line.contains(&format!("'{c}'"))));
                 if names_class {
-                    let view = views.get(&m.file);
                     fam.route_lines
                         .push(with_continuation(&view.text, m.clone()));
                 }
@@ -445,7 +450,7 @@ impl Family {
 
     /// How 1-based `line` of a PHP file uses `name` of the family's class,
     /// if it does: `route`, `facade`, `qualified`, `self`, `supertype`,
-    /// `typed` or `imported` ([`super::Reference::resolution`]).
+    /// `typed`, `named` or `imported` ([`super::Reference::resolution`]).
     pub(super) fn resolve(
         &self,
         views: &mut Views,
@@ -534,6 +539,13 @@ impl Family {
             match receiver {
                 Receiver::Class(t) if self.runs_here(view, &t, "") => return Some("typed"),
                 Receiver::Class(t) if self.supertypes.contains(&t) => return Some("supertype"),
+                // A Blade view imports nothing and declares no types: a
+                // variable named after the class (`$link->shortTitle()` for
+                // `Link`, Laravel's naming of what a view is given) is the
+                // class's object.
+                Receiver::Unknown if file.ends_with(".blade.php") && self.named_after(&expr) => {
+                    return Some("named");
+                }
                 Receiver::Unknown => {
                     probable |= !self.names_another_class(view, &expr, here_fq.as_deref());
                 }
@@ -548,6 +560,14 @@ impl Family {
                 .as_ref()
                 .is_some_and(|n| self.namespaces.contains(n));
         (probable && visible).then_some("imported")
+    }
+
+    /// Whether `expr` is a plain variable named after a class of the family
+    /// (`$link` for `Link`).
+    fn named_after(&self, expr: &str) -> bool {
+        expr.strip_prefix('$')
+            .filter(|v| !v.is_empty() && v.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .is_some_and(|v| self.runs.contains(&crate::util::upper_first(v)))
     }
 
     /// Whether an untyped receiver `expr` is, by Laravel's naming, not the
@@ -652,57 +672,9 @@ fn inherited_property(views: &mut Views, file: &str, here: &str, prop: &str) -> 
     None
 }
 
-/// Whether `needle` occurs in `line` not preceded by a name character (so
-/// `OrderForm::x` does not match inside `SubOrderForm::x`).
-fn has_word_start(line: &str, needle: &str) -> bool {
-    line.match_indices(needle).any(|(i, _)| {
-        !line[..i]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-    })
-}
-
-/// A PHP declaration on one line: the declared name and the short names it
-/// extends or implements (`class A extends B implements C, D`).
-fn declaration(line: &str) -> Option<(String, Vec<String>)> {
-    static DECL: OnceLock<Regex> = OnceLock::new();
-    let re = DECL.get_or_init(|| {
-        Regex::new(
-            r"^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+(\w+)(?:\s*:\s*\w+)?(?:\s+extends\s+([\w\\,\s]+?))?(?:\s+implements\s+([\w\\,\s]+?))?\s*(?:\{.*)?$",
-        )
-        .expect("a valid pattern")
-    });
-    let c = re.captures(line)?;
-    let parents = [c.get(2), c.get(3)]
-        .into_iter()
-        .flatten()
-        .flat_map(|m| m.as_str().split(','))
-        .filter_map(|p| {
-            let short = p.trim().rsplit('\\').next()?.to_string();
-            (!short.is_empty()).then_some(short)
-        })
-        .collect();
-    Some((c[1].to_string(), parents))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn declarations_give_the_name_and_parents() {
-        assert_eq!(
-            declaration("final class A extends \\B\\Base implements C, D\\E {"),
-            Some(("A".into(), vec!["Base".into(), "C".into(), "E".into()]))
-        );
-        assert_eq!(declaration("trait T"), Some(("T".into(), vec![])));
-        assert_eq!(
-            declaration("enum S: string implements I"),
-            Some(("S".into(), vec!["I".into()]))
-        );
-        assert_eq!(declaration("$class = new A;"), None);
-    }
 
     #[test]
     fn route_strings_name_their_controller() {

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::{Budget, check_max_tokens};
 use super::wire::{
-    FileLines, FileStructure, FunctionAtLine, ReadFileResult, StructureNode, StructureResult,
-    SymbolInfo, SymbolList,
+    FileLines, FileStructure, FunctionAtLine, NotRead, ReadFileResult, StructureNode,
+    StructureResult, SymbolInfo, SymbolList,
 };
 use super::{CodeIntel, Reply, SessionGate, Shared, Shown, ToolError, ToolParams, blocking};
 use crate::search::references;
@@ -107,7 +107,7 @@ fn yes() -> bool {
 /// Parameters of `find_references`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FindReferencesParams {
-    /// Identifier whose uses to find (whole word, case-sensitive).
+    /// Identifier or Blade view name whose uses to find (whole word, case-sensitive).
     pub symbol: String,
     /// Repo-relative file or directory (default: all).
     #[serde(default)]

@@ -56,10 +56,15 @@ impl CodeIntel {
     /// file may take what is left over the files still to come, so a
     /// short file leaves its share to the next.
     ///
+    /// A file of `files` that a read of it alone refuses (missing, outside
+    /// the repository, binary, …) is listed under `not_read` with why, and
+    /// the others are read: a trial agent's one guessed path cost it the
+    /// whole call (bench/README.md § Honest agent trial).
+    ///
     /// # Errors
     /// Neither or both of `file` and `files`; more than
-    /// [`super::READ_FILES_MAX`] files; a line range with `files`; any
-    /// file that `read_file` of it alone refuses (nothing is read then).
+    /// [`super::READ_FILES_MAX`] files; a line range with `files`; the
+    /// file's error when no file could be read.
     pub(in crate::server) async fn read_file_reply(
         &self,
         p: ReadFileParams,
@@ -104,16 +109,26 @@ impl CodeIntel {
         let shared = Arc::clone(&self.shared);
         let several = p.file.is_none();
         let (start, end) = (p.start_line, p.end_line);
-        let reads = blocking(move || {
+        let (reads, not_read) = blocking(move || {
             let mut left = max_tokens;
             let mut out = Vec::with_capacity(files.len());
+            let mut failed: Vec<(String, ToolError)> = Vec::new();
             for (i, f) in files.iter().enumerate() {
                 let share = (left / (files.len() - i)).max(100);
-                let (lines, text) = read_lines(&shared, f, start, end, share)?;
-                left = left.saturating_sub(crate::server::budget::estimate_tokens(&text));
-                out.push((lines, text));
+                match read_lines(&shared, f, start, end, share) {
+                    Ok((lines, text)) => {
+                        left = left.saturating_sub(crate::server::budget::estimate_tokens(&text));
+                        out.push((lines, text));
+                    }
+                    Err(e) => failed.push((f.clone(), e)),
+                }
             }
-            Ok::<_, ToolError>(out)
+            if out.is_empty()
+                && let Some((_, e)) = failed.first()
+            {
+                return Err(e.clone());
+            }
+            Ok::<_, ToolError>((out, failed))
         })
         .await??;
         let mut seen = Shown::default();
@@ -124,14 +139,26 @@ impl CodeIntel {
                 seen.read(&lines.file, lines.start_line, lines.end_line);
             }
         }
-        let text = reads
+        let mut text = reads
             .iter()
             .map(|(_, t)| t.trim_end())
             .collect::<Vec<_>>()
             .join("\n\n");
+        for (f, e) in &not_read {
+            text.push_str(&format!("\n\nnot read: `{f}`: {}", e.message()));
+        }
         let mut lines: Vec<FileLines> = reads.into_iter().map(|(l, _)| l).collect();
         let value = if several {
-            ReadFileResult::Several { files: lines }
+            ReadFileResult::Several {
+                files: lines,
+                not_read: not_read
+                    .into_iter()
+                    .map(|(file, e)| NotRead {
+                        file,
+                        error: e.message().to_string(),
+                    })
+                    .collect(),
+            }
         } else {
             ReadFileResult::One(lines.remove(0))
         };

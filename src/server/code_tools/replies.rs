@@ -268,12 +268,21 @@ impl CodeIntel {
     ) -> Result<Reply<references::ReferenceList>, ToolError> {
         let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
         let namespace = references::namespace(&p.symbol);
-        let (name, class) = references::target(&p.symbol).ok_or_else(|| {
-            ToolError::invalid(format!(
-                "`{}` is not an identifier: give a symbol name such as `authenticate`",
-                p.symbol
-            ))
-        })?;
+        // A Blade view, by its name (`models.links.partials.single-simple`)
+        // or its path: the files that render, include or embed it. A bare
+        // word stays a symbol (`index` is more often a method than a view).
+        let view = crate::util::blade_view_path(&p.symbol)
+            .filter(|_| p.symbol.contains(['.', '/', '-']))
+            .filter(|v| self.shared.repo.resolve(v).is_ok_and(|f| f.is_file()));
+        let (name, class) = match &view {
+            Some(v) => (crate::util::file_stem(v).to_string(), None),
+            None => references::target(&p.symbol).ok_or_else(|| {
+                ToolError::invalid(format!(
+                    "`{}` is not an identifier: give a symbol name such as `authenticate`",
+                    p.symbol
+                ))
+            })?,
+        };
         let shared = Arc::clone(&self.shared);
         let scope = references::Within {
             path: p.path.clone().unwrap_or_default(),
@@ -282,6 +291,13 @@ impl CodeIntel {
         let symbol = p.symbol.clone();
         let searched = name.clone();
         let mut list = blocking(move || {
+            if let Some(v) = view {
+                let graph = shared.graph.get(&shared.repo);
+                let mut list = references::ReferenceList::default();
+                let uses = crate::index::view_uses(&graph, &v);
+                references::add_uses(&shared.repo, &mut list, &uses, &scope, p.max_results);
+                return Ok(list);
+            }
             let mut list = references::find(
                 &shared.repo,
                 &shared.config,

@@ -22,7 +22,7 @@ use crate::session::{
 
 #[tool_router(router = session_evidence_router, vis = "pub(in crate::server)")]
 impl CodeIntel {
-    /// Submits the findings, checked against the code and the session; risk comes from the files touched. READY when the evidence is there (else the reply says what is missing).
+    /// Submits the findings, checked against the code and session; risk comes from the files touched. READY when the evidence suffices, else the reply says what is missing.
     #[tool(annotations(
         title = "Submit understanding",
         read_only_hint = false,

@@ -335,23 +335,58 @@ impl RepoFacts {
     }
 }
 
+impl RepoFacts {
+    /// The Blade view `symbol` names (`models.links.partials.single-simple`,
+    /// or its path) when nothing else by that name is defined and the view
+    /// exists: a template is its own definition, the whole file.
+    fn view(&self, symbol: &str) -> Option<String> {
+        if self.defining(symbol).next().is_some() {
+            return None;
+        }
+        let path = crate::util::blade_view_path(symbol)?;
+        session::CodeFacts::file_exists(self, &path).then_some(path)
+    }
+}
+
 impl session::CodeFacts for RepoFacts {
     /// Files defining `symbol` (plain or qualified: `Class::method`,
-    /// `Class.method`, `Ns\Class`).
+    /// `Class.method`, `Ns\Class`); a Blade view's file for its name.
     fn definition_files(&self, symbol: &str) -> Vec<String> {
         let mut files: Vec<String> = self.defining(symbol).map(|(f, _)| f.clone()).collect();
         files.dedup();
+        if files.is_empty() {
+            files.extend(self.view(symbol));
+        }
         files
     }
 
+    /// Where `symbol` is defined; a Blade view spans its whole file (1 to
+    /// its line count).
     fn definition_spans(&self, symbol: &str) -> Vec<session::LineSpan> {
-        self.defining(symbol)
+        let mut spans: Vec<session::LineSpan> = self
+            .defining(symbol)
             .map(|(f, d)| session::LineSpan {
                 file: f.clone(),
                 start_line: d.line,
                 end_line: d.end_line.max(d.line),
             })
-            .collect()
+            .collect();
+        if spans.is_empty()
+            && let Some(view) = self.view(symbol)
+        {
+            let lines = self
+                .repo
+                .resolve(&view)
+                .ok()
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .map_or(1, |t| t.lines().count().max(1));
+            spans.push(session::LineSpan {
+                file: view,
+                start_line: 1,
+                end_line: lines,
+            });
+        }
+        spans
     }
 
     fn file_exists(&self, rel: &str) -> bool {

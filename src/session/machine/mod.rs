@@ -171,10 +171,14 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
                 && let (Some(sym), Some(total)) =
                     (evidence.params.symbol.as_deref(), evidence.total)
             {
-                s.reference_checks.insert(sym.trim().to_string(), total);
+                // A view checked by its path is the view by its name, as
+                // the understanding names it (`understanding_submitted`).
+                let sym =
+                    crate::util::blade_view_name(sym).unwrap_or_else(|| sym.trim().to_string());
                 if let Some(uses) = evidence.uses {
-                    s.reference_uses.insert(sym.trim().to_string(), uses);
+                    s.reference_uses.insert(sym.clone(), uses);
                 }
+                s.reference_checks.insert(sym, total);
             }
             if evidence.tool == Tool::SearchText
                 && evidence.params.path.as_deref().unwrap_or("").is_empty()
@@ -331,10 +335,24 @@ fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessme
 /// requirement (docs/sessions.md § Phases).
 fn understanding_submitted(
     s: &mut Session,
-    u: Understanding,
+    mut u: Understanding,
     reasons: &BTreeMap<Requirement, SemanticReason>,
     facts: &dyn CodeFacts,
 ) -> Result<Step, Rejected> {
+    // A Blade view named by its path is the view by its name
+    // (`models.links.partials.single-simple`): a template-only change
+    // names the view as its symbol, which has no other name (an agent in
+    // the honest trial, bench/README.md § Honest agent trial, named a
+    // method it did not change to get past the symbols requirement).
+    for sym in u
+        .symbols_identified
+        .iter_mut()
+        .chain(u.entry_points.iter_mut())
+    {
+        if let Some(view) = crate::util::blade_view_name(sym) {
+            *sym = view;
+        }
+    }
     if s.phase != Phase::Exploration {
         let reason = format!(
             "submit_understanding is for EXPLORATION; the session is in {:?}",

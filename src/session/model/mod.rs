@@ -241,7 +241,7 @@ pub struct PatternClaim {
 /// What the agent claims to understand (`submit_understanding`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Understanding {
-    /// Symbols of the change (`Class::method` allowed).
+    /// Symbols of the change (`Class::method`, a Blade view's name).
     #[serde(default)]
     pub symbols_identified: Vec<String>,
     /// Where the behaviour starts (must be among symbols_identified).
@@ -253,7 +253,7 @@ pub struct Understanding {
     /// Files read in this session.
     #[serde(default)]
     pub files_analyzed: Vec<String>,
-    /// Files the change edits or creates; risk is judged from them. Default: files_analyzed.
+    /// Files the change edits or creates (default: files_analyzed).
     #[serde(default)]
     pub files_to_edit: Vec<String>,
     /// Optional: slot → code evidence (file:line, symbol).
