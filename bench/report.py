@@ -141,6 +141,11 @@ TRIAL_ARMS = [
      "keeps about 12 lines; a Japanese plan line's translated words called keywords"),
     ("trial-2026-11-28/six17", "5d1f462",
      "+ missing slots listed once as optional, no hint per slot when the frame has one"),
+    ("trial-2026-11-28/lk1", "a7551ad",
+     "a second application, Kovah/LinkAce at 3cf7bbff (never tuned on), six tickets from its later commits"),
+    ("trial-2026-11-28/lk2", "c1d5ad6",
+     "LinkAce + a Blade view is a symbol and `find_references` target; resource routes by the file's imports; "
+     "`X::factory()` typed; `read_file` `files` reads the readable files"),
 ]
 
 

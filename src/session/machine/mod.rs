@@ -381,13 +381,17 @@ fn understanding_submitted(
     // or nowhere yet (code it creates). A pattern to copy
     // (`AuthController::register`) is read, not touched: two agents in
     // the honest trial read its sensitive name as a risk reason and
-    // objected (bench/README.md § Honest agent trial).
+    // objected (bench/README.md § Honest agent trial). Nor is a test
+    // (`ResetPasswordCommandTest::testCommand`): the code it tests carries
+    // the risk (`risk::touch_risk` leaves test files out the same way).
+    let is_test =
+        |f: &String| crate::classify::classify_path(f).class == crate::classify::FileClass::Test;
     let touched: Vec<String> = u
         .symbols_identified
         .iter()
         .filter(|sym| {
             let defs = facts.definition_files(sym);
-            defs.is_empty() || defs.iter().any(|f| u.edits().contains(f))
+            defs.is_empty() || defs.iter().any(|f| u.edits().contains(f) && !is_test(f))
         })
         .cloned()
         .collect();

@@ -10,11 +10,12 @@ impl CodeFacts for Code {
         match s {
             "render" | "layout" | "Page" => vec!["a.py".into()],
             "Widget" | "hash" | "login" => vec!["d.py".into()],
+            "test_login" => vec!["tests/test_login.py".into()],
             _ => vec![],
         }
     }
     fn file_exists(&self, f: &str) -> bool {
-        matches!(f, "a.py" | "b.py" | "c.py" | "d.py")
+        matches!(f, "a.py" | "b.py" | "c.py" | "d.py" | "tests/test_login.py")
     }
 }
 
@@ -456,6 +457,13 @@ fn risk_rises_with_what_is_touched_and_never_falls() {
     let (risk, why) = touched(&["a.py", "d.py"]);
     assert_eq!(risk, Risk::High, "{why}");
     assert!(why.contains("`login`"), "{why}");
+    // A test of it is not: editing `test_login` leaves the fix LOW.
+    let mut s = Session::new(Intent::Modify, "fix page rendering");
+    transition(&mut s, frame(), &Code).unwrap();
+    let mut u = understanding(&["render", "test_login"], &["a.py"]);
+    u.files_to_edit = vec!["a.py".into(), "tests/test_login.py".into()];
+    let _ = transition(&mut s, submit(u, &[]), &Code);
+    assert_eq!(s.risk, Risk::Low, "{:?}", s.risk_reasons);
 
     // A frame about a password says HIGH and its requirements when it is
     // set, before any evidence is gathered.
