@@ -146,6 +146,7 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/lk2", "c1d5ad6",
      "LinkAce + a Blade view is a symbol and `find_references` target; resource routes by the file's imports; "
      "`X::factory()` typed; `read_file` `files` reads the readable files"),
+    ("trial-2026-11-28/lk3", "7b4c5ef", "LinkAce + a test's symbols are not auth code for risk"),
 ]
 
 

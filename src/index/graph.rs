@@ -151,24 +151,7 @@ pub fn action_requests(
 /// class's name, as (file, 1-based line, `livewire` or `component`): the
 /// first such line of each view (the graph keeps one edge per pair).
 pub fn component_uses(graph: &CodeGraph, class: &str) -> Vec<(String, u64, &'static str)> {
-    use crate::graph::EdgeKind;
-    let mut out: Vec<(String, u64, &'static str)> = graph
-        .graph
-        .class_files(class)
-        .into_iter()
-        .flat_map(|f| graph.graph.inn(f))
-        .filter_map(|e| {
-            let kind = match e.kind {
-                EdgeKind::Livewire => "livewire",
-                EdgeKind::Component => "component",
-                _ => return None,
-            };
-            (e.line > 0).then(|| (e.from.clone(), u64::from(e.line), kind))
-        })
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+    embeds(graph, &graph.graph.class_files(class), false)
 }
 
 /// The uses of the Blade view `file` (repo-relative): the files that render
@@ -177,14 +160,19 @@ pub fn component_uses(graph: &CodeGraph, class: &str) -> Vec<(String, u64, &'sta
 /// (file, 1-based line, kind): the first such line of each file (the graph
 /// keeps one edge per pair).
 pub fn view_uses(graph: &CodeGraph, file: &str) -> Vec<(String, u64, &'static str)> {
+    embeds(graph, &[file], true)
+}
+
+/// The files whose component or Livewire edges (and view edges, with
+/// `views`) reach one of `targets`, at the edge's line, sorted.
+fn embeds(graph: &CodeGraph, targets: &[&str], views: bool) -> Vec<(String, u64, &'static str)> {
     use crate::graph::EdgeKind;
-    let mut out: Vec<(String, u64, &'static str)> = graph
-        .graph
-        .inn(file)
+    let mut out: Vec<(String, u64, &'static str)> = targets
         .iter()
+        .flat_map(|f| graph.graph.inn(f))
         .filter_map(|e| {
             let kind = match e.kind {
-                EdgeKind::View => "view",
+                EdgeKind::View if views => "view",
                 EdgeKind::Component => "component",
                 EdgeKind::Livewire => "livewire",
                 _ => return None,

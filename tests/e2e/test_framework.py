@@ -545,6 +545,11 @@ async def test_find_references_follows_aliases_livewire_views_and_receiver_names
         assert r["unresolved"] == 2, r
         r = await c.call("find_references", symbol="ProfileController::update")
         assert ("app/Http/Controllers/CommentController.php", 12) not in {(x["file"], x["line"]) for x in r["references"]}, r
+        # Two classes have the short name: the uses of each, and the reply
+        # says so and how to keep one.
+        assert at(r) == [("routes/web.php", 8, "route"), ("routes/web.php", 9, "route"), ("routes/web.php", 11, "route")], r
+        text = (await c.session.call_tool("find_references", {"symbol": "ProfileController::update"})).content[0].text
+        assert "2 classes have that name" in text and "`Controllers\\ProfileController::update`" in text, text
         # No use resolves, but bare-name matches did not resolve either: the
         # answer is uncertain, says so, and shows the lines to look at.
         r = await c.session.call_tool("find_references", {"symbol": "ShowFeedController::update"})

@@ -89,6 +89,12 @@ pub struct ReferenceList {
     /// to look at.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub uncertain: Vec<Reference>,
+    /// The classes a class name given without its namespace names, when it
+    /// names more than one (`ListController` of `API`, `Guest` and
+    /// `Models`): the uses of each are listed. Said in the reply's text.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub classes: Vec<String>,
 }
 
 /// Unresolved bare-name matches listed when no use resolved.
@@ -381,6 +387,10 @@ pub fn find(
     if total > 0 {
         uncertain.clear();
     }
+    let classes = match (&family, class) {
+        (Some(fam), Some((_, None))) => fam.classes(),
+        _ => Vec::new(),
+    };
     Ok(ReferenceList {
         truncated: total > refs.len(),
         references: refs,
@@ -388,6 +398,11 @@ pub fn find(
         parsed,
         unresolved,
         uncertain,
+        classes: if classes.len() > 1 {
+            classes
+        } else {
+            Vec::new()
+        },
     })
 }
 

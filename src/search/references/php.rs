@@ -414,6 +414,15 @@ impl Family {
         Ok(fam)
     }
 
+    /// The FQCNs of the classes the family was asked for, sorted (several
+    /// when a short name was given that classes of several namespaces
+    /// share).
+    pub(super) fn classes(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.class_fq.iter().cloned().collect();
+        out.sort();
+        out
+    }
+
     /// Whether a controller written in a route string (`Common\Items`,
     /// relative to the routes' namespace) can be the class.
     fn fits(&self, written: &str) -> bool {

@@ -336,6 +336,21 @@ impl CodeIntel {
         })
         .await??;
         let mut b = Budget::new(max_tokens);
+        // A short class name several namespaces share: the uses of each,
+        // and how to keep one (an agent in the LinkAce trial took them for
+        // a resolution that ignored the class; bench/README.md § Honest
+        // agent trial).
+        if let Some(first) = list.classes.first() {
+            let mut tail: Vec<&str> = first.rsplitn(3, '\\').take(2).collect();
+            tail.reverse();
+            b.force(&format!(
+                "`{}`: {} classes have that name ({}); the uses of each are listed: qualify it (`{}::{searched}`) to keep one\n",
+                p.symbol.trim(),
+                list.classes.len(),
+                list.classes.join(", "),
+                tail.join("\\"),
+            ));
+        }
         // None resolved but some bare-name matches did not: "no uses" would
         // be a guess, so it is not recorded as the session's reference check,
         // and the lines are shown to look at.
