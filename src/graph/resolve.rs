@@ -424,19 +424,16 @@ impl Graph {
             let defined = |fq: &str| self.classes.contains_key(fq);
             let path: Vec<String> = rest.split('\\').map(crate::util::kebab).collect();
             let path = path.join("/");
-            let v2 = format!("App\\Http\\Livewire\\{rest}");
             let found = if defined(name) {
                 Some(name.clone())
             } else if livewire.is_some() {
-                [v2.clone()]
-                    .into_iter()
-                    .filter(|c| defined(c))
-                    .chain(
-                        [format!("resources/views/livewire/{path}.blade.php")]
-                            .into_iter()
-                            .filter(|v| self.files.contains(v)),
-                    )
-                    .next()
+                let v2 = format!("App\\Http\\Livewire\\{rest}");
+                let view = format!("resources/views/livewire/{path}.blade.php");
+                if defined(&v2) {
+                    Some(v2)
+                } else {
+                    self.files.contains(&view).then_some(view)
+                }
             } else {
                 [
                     format!("resources/views/components/{path}.blade.php"),

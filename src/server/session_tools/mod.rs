@@ -333,9 +333,7 @@ impl RepoFacts {
             d.name == name && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
         })
     }
-}
 
-impl RepoFacts {
     /// The Blade view `symbol` names (`models.links.partials.single-simple`,
     /// or its path) when nothing else by that name is defined and the view
     /// exists: a template is its own definition, the whole file.
