@@ -151,34 +151,33 @@ pub fn action_requests(
 /// class's name, as (file, 1-based line, `livewire` or `component`): the
 /// first such line of each view (the graph keeps one edge per pair).
 pub fn component_uses(graph: &CodeGraph, class: &str) -> Vec<(String, u64, &'static str)> {
-    embeds(graph, &graph.graph.class_files(class), false)
-}
-
-/// The uses of the Blade view `file` (repo-relative): the files that render
-/// or include it (`view('…')`, `@include`, `@extends`: `view`) or embed it
-/// as a component (`<x-…>`: `component`; `<livewire:…>`: `livewire`), as
-/// (file, 1-based line, kind): the first such line of each file (the graph
-/// keeps one edge per pair).
-pub fn view_uses(graph: &CodeGraph, file: &str) -> Vec<(String, u64, &'static str)> {
-    embeds(graph, &[file], true)
-}
-
-/// The files whose component or Livewire edges (and view edges, with
-/// `views`) reach one of `targets`, at the edge's line, sorted.
-fn embeds(graph: &CodeGraph, targets: &[&str], views: bool) -> Vec<(String, u64, &'static str)> {
     use crate::graph::EdgeKind;
+    let embeds = |k: EdgeKind| matches!(k, EdgeKind::Component | EdgeKind::Livewire);
+    inn_uses(graph, &graph.graph.class_files(class), embeds)
+}
+
+/// The uses of the file `file` (repo-relative) as the code graph resolves
+/// them: a Blade view rendered or included (`view('…')`, `@include`:
+/// `view`) or embedded (`<x-…>`: `component`), a config file read
+/// (`config('app.name')`: `config`), a translation file (`trans`), a
+/// module imported (`import`), …, as (file, 1-based line, the edge's kind):
+/// the first such line of each file (the graph keeps one edge per pair).
+pub fn file_uses(graph: &CodeGraph, file: &str) -> Vec<(String, u64, &'static str)> {
+    inn_uses(graph, &[file], |_| true)
+}
+
+/// The files whose edges of a kind `keep` accepts reach one of `targets`,
+/// at the edge's line (edges without a line left out), sorted.
+fn inn_uses(
+    graph: &CodeGraph,
+    targets: &[&str],
+    keep: impl Fn(crate::graph::EdgeKind) -> bool,
+) -> Vec<(String, u64, &'static str)> {
     let mut out: Vec<(String, u64, &'static str)> = targets
         .iter()
         .flat_map(|f| graph.graph.inn(f))
-        .filter_map(|e| {
-            let kind = match e.kind {
-                EdgeKind::View if views => "view",
-                EdgeKind::Component => "component",
-                EdgeKind::Livewire => "livewire",
-                _ => return None,
-            };
-            (e.line > 0).then(|| (e.from.clone(), u64::from(e.line), kind))
-        })
+        .filter(|e| e.line > 0 && keep(e.kind))
+        .map(|e| (e.from.clone(), u64::from(e.line), e.kind.name()))
         .collect();
     out.sort();
     out.dedup();

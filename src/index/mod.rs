@@ -29,7 +29,7 @@ mod walk;
 
 use fulltext::*;
 pub use graph::{
-    CodeGraph, GraphCache, action_requests, component_uses, related_files, seeds, view_uses,
+    CodeGraph, GraphCache, action_requests, component_uses, file_uses, related_files, seeds,
 };
 pub use state::*;
 use vectors::*;

@@ -147,6 +147,9 @@ mod tests {
         ] {
             assert_eq!(searched_identifier(pattern), name, "{pattern}");
         }
+        // A file named by its path is searched for by its stem.
+        assert_eq!(unqualified("config/links.php"), "links");
+        assert_eq!(unqualified("App\\Models\\Link::shortTitle"), "shortTitle");
         let defs = |s: &str| match unqualified(s) {
             "login" => vec!["a.py".to_string()],
             _ => vec![],

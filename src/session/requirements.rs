@@ -195,8 +195,13 @@ fn qualifier(symbol: &str) -> Option<&str> {
         .filter(|c| !c.is_empty())
 }
 
-/// `Class::method`, `Class.method`, `Ns\Class` → the last name.
+/// `Class::method`, `Class.method`, `Ns\Class` → the last name; a file
+/// named by its path (`resources/sass/_editor.scss`) → its stem
+/// (`_editor`), the name a search for it looks for.
 pub fn unqualified(symbol: &str) -> &str {
+    if symbol.contains('/') {
+        return crate::util::file_stem(symbol.trim());
+    }
     symbol
         .rsplit([':', '.', '\\', '@'])
         .next()

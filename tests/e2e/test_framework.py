@@ -455,10 +455,17 @@ class LinkController
 {
     public function index()
     {
-        return view('links.index');
+        return view('links.index', ['perPage' => config('links.per_page')]);
     }
 }
 """,
+    "config/links.php": """<?php
+
+return [
+    'per_page' => 24,
+];
+""",
+
     "resources/views/links/index.blade.php": """<ul>
     @include('links.partials.item')
 </ul>
@@ -515,6 +522,27 @@ async def test_a_template_only_change_names_its_view(tmp_path):
         await c.call("find_references", symbol="links.partials.item", session_id=sid)
         u = await c.call("submit_understanding", **claim)
         assert u["phase"] == "READY", u
+        # Any file with no definitions is named by its path the same way (a
+        # config file); find_references on a path gives the lines the code
+        # graph resolves to it.
+        r = await c.call("find_references", symbol="config/links.php")
+        assert at(r) == [("app/Http/Controllers/LinkController.php", 9, "config")], r
+        conf = "config/links.php"
+        quote = "Show 48 links a page"
+        sid = (await c.call("start_session", intent="MODIFY", query=quote, slots={
+            "desired_action": {"value": "48 links per page", "quote": quote}}))["session_id"]
+        claim = dict(session_id=sid, symbols_identified=[conf], entry_points=[conf], files_to_edit=[conf])
+        await c.call("read_file", file=conf, session_id=sid)
+        await c.call("find_references", symbol=conf, session_id=sid)
+        u = await c.call("submit_understanding", **claim)
+        assert u["phase"] == "READY" and not u["rejected_claims"], u
+        # A file that defines a class is named by its class, not its path.
+        sid = (await c.call("start_session", intent="MODIFY", query=quote, slots={
+            "desired_action": {"value": "48 links per page", "quote": quote}}))["session_id"]
+        model = "app/Models/Link.php"
+        claim = dict(session_id=sid, symbols_identified=[model], entry_points=[model], files_to_edit=[model])
+        u = await c.call("submit_understanding", **claim)
+        assert any("no definition" in x for x in u["rejected_claims"]), u
 
 
 async def test_find_references_follows_aliases_livewire_views_and_receiver_names(tmp_path):

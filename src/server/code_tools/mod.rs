@@ -107,7 +107,7 @@ fn yes() -> bool {
 /// Parameters of `find_references`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FindReferencesParams {
-    /// Identifier or Blade view name whose uses to find (whole word, case-sensitive).
+    /// Identifier, Blade view or file path to find uses of (whole word, case-sensitive).
     pub symbol: String,
     /// Repo-relative file or directory (default: all).
     #[serde(default)]

@@ -268,12 +268,20 @@ impl CodeIntel {
     ) -> Result<Reply<references::ReferenceList>, ToolError> {
         let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
         let namespace = references::namespace(&p.symbol);
-        // A Blade view, by its name (`models.links.partials.single-simple`)
-        // or its path: the files that render, include or embed it. A bare
-        // word stays a symbol (`index` is more often a method than a view).
+        // A file by its path, or a Blade view by its name
+        // (`models.links.partials.single-simple`): the lines that use it as
+        // the code graph resolves them (render, include, embed, `config()`,
+        // import). A bare word stays a symbol (`index` is more often a
+        // method than a view).
+        let is_file = |f: &String| self.shared.repo.resolve(f).is_ok_and(|f| f.is_file());
         let view = crate::util::blade_view_path(&p.symbol)
-            .filter(|_| p.symbol.contains(['.', '/', '-']))
-            .filter(|v| self.shared.repo.resolve(v).is_ok_and(|f| f.is_file()));
+            .filter(|_| p.symbol.contains(['.', '-']))
+            .or_else(|| {
+                p.symbol
+                    .contains('/')
+                    .then(|| p.symbol.trim().trim_start_matches("./").to_string())
+            })
+            .filter(is_file);
         let (name, class) = match &view {
             Some(v) => (crate::util::file_stem(v).to_string(), None),
             None => references::target(&p.symbol).ok_or_else(|| {
@@ -294,7 +302,7 @@ impl CodeIntel {
             if let Some(v) = view {
                 let graph = shared.graph.get(&shared.repo);
                 let mut list = references::ReferenceList::default();
-                let uses = crate::index::view_uses(&graph, &v);
+                let uses = crate::index::file_uses(&graph, &v);
                 references::add_uses(&shared.repo, &mut list, &uses, &scope, p.max_results);
                 return Ok(list);
             }

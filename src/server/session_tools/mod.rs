@@ -334,31 +334,40 @@ impl RepoFacts {
         })
     }
 
-    /// The Blade view `symbol` names (`models.links.partials.single-simple`,
-    /// or its path) when nothing else by that name is defined and the view
-    /// exists: a template is its own definition, the whole file.
-    fn view(&self, symbol: &str) -> Option<String> {
+    /// The file `symbol` names when nothing else by that name is defined:
+    /// a Blade view by its name (`models.links.partials.single-simple`) or
+    /// path, or any file with no definitions by its path (a stylesheet, a
+    /// config file, a template). Such a file is its own definition, the
+    /// whole of it; a file that defines classes or functions is named by
+    /// them.
+    fn file_symbol(&self, symbol: &str) -> Option<String> {
         if self.defining(symbol).next().is_some() {
             return None;
         }
-        let path = crate::util::blade_view_path(symbol)?;
-        session::CodeFacts::file_exists(self, &path).then_some(path)
+        let exists = |f: &String| session::CodeFacts::file_exists(self, f);
+        if let Some(view) = crate::util::blade_view_path(symbol).filter(exists) {
+            return Some(view);
+        }
+        let path = symbol.trim().trim_start_matches("./").to_string();
+        (path.contains('/') && exists(&path) && !self.defs.iter().any(|(f, _)| *f == path))
+            .then_some(path)
     }
 }
 
 impl session::CodeFacts for RepoFacts {
     /// Files defining `symbol` (plain or qualified: `Class::method`,
-    /// `Class.method`, `Ns\Class`); a Blade view's file for its name.
+    /// `Class.method`, `Ns\Class`); a file named by a file symbol
+    /// ([`RepoFacts::file_symbol`]).
     fn definition_files(&self, symbol: &str) -> Vec<String> {
         let mut files: Vec<String> = self.defining(symbol).map(|(f, _)| f.clone()).collect();
         files.dedup();
         if files.is_empty() {
-            files.extend(self.view(symbol));
+            files.extend(self.file_symbol(symbol));
         }
         files
     }
 
-    /// Where `symbol` is defined; a Blade view spans its whole file (1 to
+    /// Where `symbol` is defined; a file symbol spans its whole file (1 to
     /// its line count).
     fn definition_spans(&self, symbol: &str) -> Vec<session::LineSpan> {
         let mut spans: Vec<session::LineSpan> = self
@@ -370,7 +379,7 @@ impl session::CodeFacts for RepoFacts {
             })
             .collect();
         if spans.is_empty()
-            && let Some(view) = self.view(symbol)
+            && let Some(view) = self.file_symbol(symbol)
         {
             let lines = self
                 .repo

@@ -241,7 +241,7 @@ pub struct PatternClaim {
 /// What the agent claims to understand (`submit_understanding`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Understanding {
-    /// Symbols of the change (`Class::method`, a Blade view's name).
+    /// Symbols of the change (`Class::method`, a view, a file's path).
     #[serde(default)]
     pub symbols_identified: Vec<String>,
     /// Where the behaviour starts (must be among symbols_identified).
