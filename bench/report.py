@@ -147,6 +147,8 @@ TRIAL_ARMS = [
      "LinkAce + a Blade view is a symbol and `find_references` target; resource routes by the file's imports; "
      "`X::factory()` typed; `read_file` `files` reads the readable files"),
     ("trial-2026-11-28/lk3", "7b4c5ef", "LinkAce + a test's symbols are not auth code for risk"),
+    ("trial-2026-11-28/lk4", "1f68c27",
+     "LinkAce + a short class name several classes share said so; a file that defines nothing is a symbol by its path"),
 ]
 
 

@@ -530,10 +530,32 @@ fn entry_points_gap(
     if targets.is_empty() && !req.all_entry_points {
         targets = symbols.iter().map(|(s, _)| *s).collect();
     }
+    // Below HIGH, a check of another symbol the change edits in the same
+    // file stands for a gated entry point there: the uses of
+    // `LinkRepository::processTaxonomy`, the method being fixed, are what
+    // the change reaches (`LinkRepository::create`, the entry point in the
+    // same file, was asked for again in the LinkAce trial; bench/README.md
+    // § Honest agent trial).
+    let files_of = |t: &str| -> Vec<&String> {
+        symbols
+            .iter()
+            .filter(|(s, _)| *s == t)
+            .flat_map(|(_, d)| d)
+            .collect()
+    };
+    let sibling_checked = |t: &str| {
+        let files = files_of(t);
+        symbols.iter().any(|(s, d)| {
+            *s != t
+                && changed.contains(s)
+                && checked(s).is_some()
+                && d.iter().any(|f| files.contains(&f))
+        })
+    };
     let done: Vec<&str> = targets
         .iter()
         .copied()
-        .filter(|s| checked(s).is_some())
+        .filter(|s| checked(s).is_some() || (!req.all_entry_points && sibling_checked(s)))
         .collect();
     if targets.is_empty() {
         Some(if req.all_entry_points {
@@ -739,5 +761,55 @@ mod tests {
         assert!(!missing(&["Article::delete"]));
         assert!(!missing(&["App\\Models\\Article::delete"]));
         assert!(missing(&["Comment::delete"]));
+    }
+
+    /// Below HIGH, the check of a method the change edits stands for the
+    /// entry point defined beside it; at HIGH every entry point is checked.
+    #[test]
+    fn a_check_of_an_edited_method_stands_for_the_entry_point_beside_it() {
+        let repo = "app/Repositories/LinkRepository.php";
+        let read: BTreeSet<String> = [repo.to_string()].into();
+        let texts = BTreeMap::new();
+        let missing = |checks: &[&str], risk: crate::session::Risk| {
+            let checks: BTreeMap<String, usize> =
+                checks.iter().map(|c| (c.to_string(), 2)).collect();
+            let facts = Facts {
+                definition_files: &|s| match s {
+                    "LinkRepository::create" | "LinkRepository::processTaxonomy" => {
+                        vec![repo.into()]
+                    }
+                    "LinkController::store" => {
+                        vec!["app/Http/Controllers/LinkController.php".into()]
+                    }
+                    _ => Vec::new(),
+                },
+                file_exists: &|_| true,
+                is_test: &|_| false,
+                files_read: &read,
+                definition_read: &|_| true,
+                reference_checks: &checks,
+                text_checks: &texts,
+            };
+            let u = Understanding {
+                symbols_identified: vec![
+                    "LinkRepository::processTaxonomy".into(),
+                    "LinkRepository::create".into(),
+                    "LinkController::store".into(),
+                ],
+                entry_points: vec!["LinkRepository::create".into()],
+                files_to_edit: vec![repo.into()],
+                ..Understanding::default()
+            };
+            let req = Requirements::of(crate::session::Intent::Modify, risk);
+            assess(&req, &u, &facts)
+                .missing
+                .contains_key(&Requirement::EntryPoints)
+        };
+        use crate::session::Risk::{High, Low};
+        assert!(missing(&[], Low));
+        assert!(!missing(&["LinkRepository::processTaxonomy"], Low));
+        // A check of a symbol in a file the change leaves alone does not.
+        assert!(missing(&["LinkController::store"], Low));
+        assert!(missing(&["LinkRepository::processTaxonomy"], High));
     }
 }
