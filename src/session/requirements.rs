@@ -728,35 +728,46 @@ mod tests {
     /// The entry-points requirement on a class the change edits is met by
     /// `find_references` on one of its members (with or without the
     /// namespace), not by another class's member.
+    /// Whether the entry-points requirement is missing for `u` at `risk`
+    /// with `find_references` run on `checks` (one use each), every file
+    /// and definition read.
+    fn entry_points_missing(
+        defs: &dyn Fn(&str) -> Vec<String>,
+        u: &Understanding,
+        checks: &[&str],
+        risk: crate::session::Risk,
+    ) -> bool {
+        let checks: BTreeMap<String, usize> = checks.iter().map(|c| (c.to_string(), 1)).collect();
+        let read: BTreeSet<String> = u.files_to_edit.iter().cloned().collect();
+        let texts = BTreeMap::new();
+        let facts = Facts {
+            definition_files: defs,
+            file_exists: &|_| true,
+            is_test: &|_| false,
+            files_read: &read,
+            definition_read: &|_| true,
+            reference_checks: &checks,
+            text_checks: &texts,
+        };
+        let req = Requirements::of(crate::session::Intent::Modify, risk);
+        assess(&req, u, &facts)
+            .missing
+            .contains_key(&Requirement::EntryPoints)
+    }
+
     #[test]
     fn a_member_check_counts_for_its_class() {
-        let read: BTreeSet<String> = ["app/Models/Article.php".to_string()].into();
-        let texts = BTreeMap::new();
-        let missing = |checks: &[&str]| {
-            let checks: BTreeMap<String, usize> =
-                checks.iter().map(|c| (c.to_string(), 1)).collect();
-            let facts = Facts {
-                definition_files: &|s| match s {
-                    "App\\Models\\Article" | "Article" => vec!["app/Models/Article.php".into()],
-                    _ => Vec::new(),
-                },
-                file_exists: &|f| f == "app/Models/Article.php",
-                is_test: &|_| false,
-                files_read: &read,
-                definition_read: &|_| true,
-                reference_checks: &checks,
-                text_checks: &texts,
-            };
-            let u = Understanding {
-                symbols_identified: vec!["App\\Models\\Article".into()],
-                files_to_edit: vec!["app/Models/Article.php".into()],
-                ..Understanding::default()
-            };
-            let req = Requirements::of(crate::session::Intent::Modify, crate::session::Risk::Low);
-            assess(&req, &u, &facts)
-                .missing
-                .contains_key(&Requirement::EntryPoints)
+        let defs = |s: &str| match s {
+            "App\\Models\\Article" | "Article" => vec!["app/Models/Article.php".into()],
+            _ => Vec::new(),
         };
+        let u = Understanding {
+            symbols_identified: vec!["App\\Models\\Article".into()],
+            files_to_edit: vec!["app/Models/Article.php".into()],
+            ..Understanding::default()
+        };
+        let missing =
+            |checks: &[&str]| entry_points_missing(&defs, &u, checks, crate::session::Risk::Low);
         assert!(missing(&[]));
         assert!(!missing(&["Article::delete"]));
         assert!(!missing(&["App\\Models\\Article::delete"]));
@@ -768,44 +779,23 @@ mod tests {
     #[test]
     fn a_check_of_an_edited_method_stands_for_the_entry_point_beside_it() {
         let repo = "app/Repositories/LinkRepository.php";
-        let read: BTreeSet<String> = [repo.to_string()].into();
-        let texts = BTreeMap::new();
-        let missing = |checks: &[&str], risk: crate::session::Risk| {
-            let checks: BTreeMap<String, usize> =
-                checks.iter().map(|c| (c.to_string(), 2)).collect();
-            let facts = Facts {
-                definition_files: &|s| match s {
-                    "LinkRepository::create" | "LinkRepository::processTaxonomy" => {
-                        vec![repo.into()]
-                    }
-                    "LinkController::store" => {
-                        vec!["app/Http/Controllers/LinkController.php".into()]
-                    }
-                    _ => Vec::new(),
-                },
-                file_exists: &|_| true,
-                is_test: &|_| false,
-                files_read: &read,
-                definition_read: &|_| true,
-                reference_checks: &checks,
-                text_checks: &texts,
-            };
-            let u = Understanding {
-                symbols_identified: vec![
-                    "LinkRepository::processTaxonomy".into(),
-                    "LinkRepository::create".into(),
-                    "LinkController::store".into(),
-                ],
-                entry_points: vec!["LinkRepository::create".into()],
-                files_to_edit: vec![repo.into()],
-                ..Understanding::default()
-            };
-            let req = Requirements::of(crate::session::Intent::Modify, risk);
-            assess(&req, &u, &facts)
-                .missing
-                .contains_key(&Requirement::EntryPoints)
+        let defs = |s: &str| match s {
+            "LinkRepository::create" | "LinkRepository::processTaxonomy" => vec![repo.into()],
+            "LinkController::store" => vec!["app/Http/Controllers/LinkController.php".into()],
+            _ => Vec::new(),
+        };
+        let u = Understanding {
+            symbols_identified: vec![
+                "LinkRepository::processTaxonomy".into(),
+                "LinkRepository::create".into(),
+                "LinkController::store".into(),
+            ],
+            entry_points: vec!["LinkRepository::create".into()],
+            files_to_edit: vec![repo.into()],
+            ..Understanding::default()
         };
         use crate::session::Risk::{High, Low};
+        let missing = |checks: &[&str], risk| entry_points_missing(&defs, &u, checks, risk);
         assert!(missing(&[], Low));
         assert!(!missing(&["LinkRepository::processTaxonomy"], Low));
         // A check of a symbol in a file the change leaves alone does not.
