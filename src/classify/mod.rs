@@ -387,6 +387,12 @@ pub(crate) const MINIFIED_LINE_BYTES: usize = 2000;
 /// (Linguist: 110).
 const MINIFIED_AVERAGE_BYTES: usize = 110;
 
+/// Whether a repo-relative path is a test file ([`classify_path`]'s
+/// [`FileClass::Test`]).
+pub fn is_test_path(rel: &str) -> bool {
+    classify_path(rel).class == FileClass::Test
+}
+
 /// Classifies a file by its repo-relative path (`/`-separated) alone.
 pub fn classify_path(rel: &str) -> Classification {
     let name = rel.rsplit('/').next().unwrap_or(rel);

@@ -95,7 +95,7 @@ pub fn convention(root: &Path, rel: &str) -> Option<String> {
     }
     let first = rel.split('/').next().unwrap_or("");
     if matches!(first, "tests" | "test" | "spec" | "__tests__")
-        && classify_path(rel).class == crate::classify::FileClass::Test
+        && crate::classify::is_test_path(rel)
     {
         return Some(format!("test directory {first}/"));
     }

@@ -78,7 +78,7 @@ fn without_layer(key: &str) -> Option<&str> {
 pub(super) fn by_subject(files: &BTreeSet<String>) -> HashMap<String, Vec<String>> {
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
     for f in files {
-        if classify::classify_path(f).class != FileClass::Test {
+        if !classify::is_test_path(f) {
             continue;
         }
         let Some(key) = subject_key(f) else { continue };
@@ -126,7 +126,7 @@ pub fn tests_for(
     limit: usize,
 ) -> Vec<Related> {
     let mut acc: BTreeMap<String, Related> = BTreeMap::new();
-    let is_test = |f: &str| classify::classify_path(f).class == FileClass::Test;
+    let is_test = classify::is_test_path;
     let listed: Vec<&String> = files.iter().map(|(f, _)| f).collect();
     for (file, weight) in files.iter().filter(|(f, _)| !is_test(f)) {
         let key = stem(file);

@@ -82,8 +82,7 @@ pub fn touch_risk(
     for f in files {
         // A test of auth code (`tests/Commands/ResetPasswordCommandTest.php`)
         // runs nothing in production: the code it tests carries the risk.
-        let test = crate::classify::classify_path(f).class == crate::classify::FileClass::Test;
-        if let Some(w) = sensitive_word(f).filter(|_| !test) {
+        if let Some(w) = sensitive_word(f).filter(|_| !crate::classify::is_test_path(f)) {
             high.push(format!("`{f}` is on an auth/secret/payment path ({w})"));
         }
         if let Some(why) = schema_or_wiring(f) {

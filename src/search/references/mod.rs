@@ -107,7 +107,7 @@ pub const UNCERTAIN_SHOWN: usize = 10;
 /// uses" and MEDIUM risk in the honest agent trial (bench/README.md §
 /// Honest agent trial).
 fn counts_for_risk(file: &str, kind: &str) -> bool {
-    kind != "text" && crate::classify::classify_path(file).class != crate::classify::FileClass::Test
+    kind != "text" && !crate::classify::is_test_path(file)
 }
 
 /// Adds `uses` (repo-relative file, 1-based line and kind of each, as the

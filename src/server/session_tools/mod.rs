@@ -334,16 +334,13 @@ impl RepoFacts {
         })
     }
 
-    /// The file `symbol` names when nothing else by that name is defined:
-    /// a Blade view by its name (`models.links.partials.single-simple`) or
-    /// path, or any file with no definitions by its path (a stylesheet, a
-    /// config file, a template). Such a file is its own definition, the
-    /// whole of it; a file that defines classes or functions is named by
-    /// them.
+    /// The file a `symbol` that nothing defines names (its callers looked
+    /// for definitions first): a Blade view by its name
+    /// (`models.links.partials.single-simple`) or path, or any file with no
+    /// definitions by its path (a config file, a template). Such a file is
+    /// its own definition, the whole of it; a file that defines classes or
+    /// functions is named by them.
     fn file_symbol(&self, symbol: &str) -> Option<String> {
-        if self.defining(symbol).next().is_some() {
-            return None;
-        }
         let exists = |f: &String| session::CodeFacts::file_exists(self, f);
         if let Some(view) = crate::util::blade_view_path(symbol).filter(exists) {
             return Some(view);

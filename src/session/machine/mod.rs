@@ -313,8 +313,7 @@ fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessme
             .any(|sp| super::requirements::definition_read(sp, &s.explored, &lines))
     };
     let file_exists = |x: &str| facts.file_exists(x);
-    let is_test =
-        |f: &str| crate::classify::classify_path(f).class == crate::classify::FileClass::Test;
+    let is_test = crate::classify::is_test_path;
     assess(
         &s.requirements,
         u,
@@ -384,14 +383,15 @@ fn understanding_submitted(
     // objected (bench/README.md § Honest agent trial). Nor is a test
     // (`ResetPasswordCommandTest::testCommand`): the code it tests carries
     // the risk (`risk::touch_risk` leaves test files out the same way).
-    let is_test =
-        |f: &String| crate::classify::classify_path(f).class == crate::classify::FileClass::Test;
     let touched: Vec<String> = u
         .symbols_identified
         .iter()
         .filter(|sym| {
             let defs = facts.definition_files(sym);
-            defs.is_empty() || defs.iter().any(|f| u.edits().contains(f) && !is_test(f))
+            defs.is_empty()
+                || defs
+                    .iter()
+                    .any(|f| u.edits().contains(f) && !crate::classify::is_test_path(f))
         })
         .cloned()
         .collect();
