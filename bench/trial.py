@@ -85,8 +85,10 @@ async def tools(repo):
 
 
 def figures(logs):
-    """Per task (one log each) the calls, the calls from `start_session` to
-    the READY `submit_*` (both counted; None when it never got there), the
+    """Per task (one log each) the calls, the calls from the one that opens
+    the session (`start_session`, or `query` with an `intent`, which ranks
+    the files too and is not a workflow call) to the READY `submit_*` (both
+    counted; None when it never got there), the
     workflow calls and the reply text in tokens (characters / 4); and over
     the tasks the medians, READY reached and the workflow share of all
     calls. What `count` prints and bench/report.py's trial table shows."""
@@ -94,7 +96,8 @@ def figures(logs):
     for log in logs:
         calls = [json.loads(line) for line in open(log)]
         names = [c["tool"] for c in calls]
-        start = names.index("start_session") if "start_session" in names else 0
+        start = next((i for i, c in enumerate(calls) if c["tool"] == "start_session"
+                      or (c["tool"] == "query" and "intent" in c.get("args", {}))), 0)
         ready = next((i for i in range(len(calls) - 1, -1, -1)
                       if names[i].startswith("submit_") and "READY" in calls[i].get("head", "")), None)
         tasks.append({"task": Path(log).stem, "calls": len(calls),

@@ -170,7 +170,7 @@ impl CodeIntel {
 
 #[tool_router(router = graph_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Files likely to change with the given files or symbol: code-graph edges (imports, uses, views, config, migrations, factories, policies, event listeners), a method's callers and co-change history, with reasons. Names only.
+    /// Files likely to change with the given files or symbol: code-graph edges (imports, uses, views, config, migrations, factories, policies, listeners), a method's callers, co-change; with reasons.
     #[tool(annotations(
         title = "Related files",
         read_only_hint = true,

@@ -17,7 +17,8 @@ use crate::classify::FileClass;
 use crate::index::{self, Readiness};
 use crate::learn::{DECISIONS_LOG, DecisionRecord};
 use crate::rank::{self, Collection, SemanticHits};
-use crate::session::{CallArgs, Tool, ToolClass};
+use crate::server::session_tools::SlotsInput;
+use crate::session::{CallArgs, Intent, Tool, ToolClass};
 use crate::store::{Scope, Store};
 
 /// The store scope of a request (`path`: repo-relative file or directory,
@@ -141,6 +142,16 @@ pub struct QueryParams {
     pub scope: ChunkScope,
     #[serde(flatten)]
     pub gate: SessionGate,
+    /// Opens a session on this request, as start_session.
+    #[serde(default)]
+    pub intent: Option<Intent>,
+    /// With intent: the query frame, as start_session's `slots`.
+    // Typed when read (an unknown slot is an error naming the four); shown
+    // as a plain object so `tools/list` repeats the slot schema of
+    // start_session and set_query_frame no third time (test_gate's budget).
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    pub slots: Option<SlotsInput>,
 }
 
 fn default_chunks_per_file() -> usize {
@@ -334,7 +345,7 @@ impl CodeIntel {
 
 #[tool_router(router = index_router, vis = "pub(super)")]
 impl CodeIntel {
-    /// Code by meaning (multilingual-e5-small over AST and framework chunks), Japanese or English: file, 1-based lines, symbol, score. No code: read it with read_file.
+    /// Code by meaning (e5 over AST chunks), Japanese or English: file, 1-based lines, symbol, score; no code.
     #[tool(annotations(
         title = "Semantic search",
         read_only_hint = true,
@@ -349,7 +360,7 @@ impl CodeIntel {
             .await
     }
 
-    /// Call first: the files a request most likely touches, best first (BM25 + e5 + names + framework facts, fitted), with why and the best chunks' code and facts.
+    /// Call first: the files a request likely touches, best first, with why and the best chunks' code and facts; `intent` opens the session too.
     #[tool(annotations(
         title = "Query (plan + hybrid search)",
         read_only_hint = true,
@@ -357,9 +368,37 @@ impl CodeIntel {
     ))]
     async fn query(
         &self,
-        Parameters(p): Parameters<QueryParams>,
+        Parameters(mut p): Parameters<QueryParams>,
     ) -> Result<CallToolResult, ToolError> {
-        self.shared.gated(p.call(), self.query_reply(p)).await
+        let Some(intent) = p.intent else {
+            if p.slots.is_some() {
+                return Err(ToolError::invalid(
+                    "slots without intent: give the intent to open a session with this frame, \
+                     or pass the slots to start_session",
+                ));
+            }
+            return self.shared.gated(p.call(), self.query_reply(p)).await;
+        };
+        if p.gate.session_id.is_some() {
+            return Err(ToolError::invalid(
+                "intent opens a new session: leave session_id out, or leave intent out to \
+                 query within that session",
+            ));
+        }
+        // The orientation query first (ungated, kept for the session), then
+        // the session on the same request: its code counts as read there.
+        let slots = p.slots.take();
+        let query = p.query.clone();
+        let call = p.call();
+        let mut reply = self.query_reply(p).await?;
+        self.shared.record(call, &reply);
+        let (started, opened) = self.open_session(intent, &query, slots, false).await?;
+        reply.text = format!(
+            "{opened}\nThe code shown below counts as read in this session.\n\n{}",
+            reply.text
+        );
+        reply.value.session = Some(started);
+        reply.into_result()
     }
 
     /// Brings the index up to date (only changed chunks are re-embedded); reports counts and seconds.

@@ -171,6 +171,7 @@ impl QueryResult {
             requested_kinds: answer.requested_classes,
             index,
             timings: answer.timings,
+            session: None,
         }
     }
 
@@ -881,6 +882,7 @@ mod tests {
                 message: "index ready".into(),
             },
             timings: Default::default(),
+            session: None,
         };
         let (text, seen, _) = query_text(&o, 2000);
         assert!(

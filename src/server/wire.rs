@@ -360,6 +360,9 @@ pub struct QueryResult {
     pub index: Readiness,
     /// Milliseconds spent.
     pub timings: rank::Timings,
+    /// With `intent`: the session this call opened, as `start_session`'s reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionStarted>,
 }
 
 /// Result of `sync_index`.

@@ -26,7 +26,7 @@ def test_init_merges_and_is_idempotent(tmp_path):
     assert mcp["mcpServers"]["code-intel"]["args"] == ["serve", "--repo", "."]
     assert (repo / ".gitignore").read_text() == "node_modules/\n.code-intel/\n"
     code_md = (repo / ".claude/commands/code.md").read_text()
-    assert "start_session" in code_md and "{{" not in code_md
+    assert "the `intent` and `slots`" in code_md and "opens the session" in code_md and "{{" not in code_md
     # With the hook, edits go straight to it: no check_write_target per edit.
     assert "PreToolUse hook checks every write" in code_md and "before every edit" not in code_md
     assert "record_outcome" in (repo / ".claude/commands/outcome.md").read_text()

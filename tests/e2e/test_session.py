@@ -264,3 +264,39 @@ async def test_the_orientation_query_counts_as_read_for_its_request(tmp_path):
         other = await c.call("start_session", intent="MODIFY", query=VAGUE)
         st = await c.call("get_session_status", session_id=other["session_id"])
         assert st["explored_files"] == [] and st["evidence_count"] == 0, st
+
+
+async def test_a_query_with_an_intent_opens_the_session(tmp_path):
+    """`query` with `intent` (and `slots`) is the orientation and the
+    session in one call: the reply has the ranked files and the session,
+    its frame is set with the same quote check as start_session's, and the
+    code it showed counts as read in that session. Bad combinations are
+    refused and open nothing."""
+    repo = make_repo(tmp_path, {"sync_on_start": False})
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        r = await c.session.call_tool("query", {"query": PRECISE, "intent": "MODIFY", "slots": {
+            "target_feature": {"value": "login", "quote": "ログイン機能"},
+            "trigger_condition": {"value": "on a checkout", "quote": "購入するとき"}}})
+        q, text = r.structured_content, r.content[0].text
+        s = q["session"]
+        assert s["intent"] == "MODIFY" and s["phase"] == "EXPLORATION", s
+        assert s["accepted"] == ["target_feature"], s
+        assert [x["slot"] for x in s["rejected"]] == ["trigger_condition"], s
+        assert text.startswith(f"session {s['session_id']} started"), text
+        assert "counts as read in this session" in text and q["files"], text
+        shown = {f["file"] for f in q["files"] if any(ch.get("content") for ch in f["chunks"])}
+        assert shown, q
+        st = await c.call("get_session_status", session_id=s["session_id"])
+        assert shown <= set(st["explored_files"]) and st["tools_used"] == ["query"], (shown, st)
+        # A plain query opens nothing and has no session field.
+        plain = await c.call("query", query=VAGUE)
+        assert "session" not in plain
+        for args, says in (({"session_id": s["session_id"], "intent": "MODIFY"}, "opens a new session"),
+                           ({"slots": {"target_feature": {"value": "login", "quote": "ログイン機能"}}},
+                            "slots without intent")):
+            r = await c.session.call_tool("query", {"query": PRECISE, **args})
+            assert r.is_error and says in r.content[0].text, r.content[0].text
+        sessions = sorted(p.stem for p in (repo / ".code-intel" / "sessions").glob("*.json"))
+        assert sessions == [s["session_id"]], sessions

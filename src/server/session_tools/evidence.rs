@@ -22,7 +22,7 @@ use crate::session::{
 
 #[tool_router(router = session_evidence_router, vis = "pub(in crate::server)")]
 impl CodeIntel {
-    /// Submits the findings, checked against the code and session; risk comes from the files touched. READY when the evidence suffices, else the reply says what is missing.
+    /// Submits the findings, checked against the code and session; risk from what they touch. READY when the evidence suffices, else what is missing.
     #[tool(annotations(
         title = "Submit understanding",
         read_only_hint = false,
@@ -98,7 +98,7 @@ impl CodeIntel {
         Reply::new(out, text).into_result()
     }
 
-    /// Does a natural-language term map to these symbols? Calibrated tiers: FACT, grey (approved, risk HIGH) or rejected. Shows learned pairs for the term.
+    /// Does a natural-language term map to these symbols? Calibrated tiers: FACT, grey (risk HIGH) or rejected; learned pairs shown.
     #[tool(annotations(
         title = "Validate symbol relevance",
         read_only_hint = false,
@@ -239,7 +239,7 @@ impl CodeIntel {
         Reply::new(v, text).into_result()
     }
 
-    /// In VERIFICATION: confirm (with code evidence) or reject each hypothesis; when all are settled, READY if the requirements are met, else EXPLORATION.
+    /// In VERIFICATION: confirm (with code evidence) or reject each hypothesis; then READY if the requirements are met, else EXPLORATION.
     #[tool(annotations(
         title = "Submit verification",
         read_only_hint = false,

@@ -17,7 +17,7 @@ use crate::util::now_secs;
 
 #[tool_router(router = session_frame_router, vis = "pub(in crate::server)")]
 impl CodeIntel {
-    /// Starts a gated session for a request (`slots` sets the frame at once): session_id, extraction prompt, a matching past agreement. Pass session_id to code tools.
+    /// Starts a gated session for a request (`slots` sets the frame): session_id, a matching past agreement. Pass session_id to code tools.
     #[tool(annotations(
         title = "Start session",
         read_only_hint = false,
@@ -33,10 +33,27 @@ impl CodeIntel {
                 "query is empty: pass the user's request verbatim",
             ));
         }
+        let (out, text) = self.open_session(p.intent, &p.query, p.slots, true).await?;
+        Reply::new(out, text).into_result()
+    }
+
+    /// Opens a session on `query` (not empty): `start_session`'s work, and
+    /// `query`'s when it is given an `intent`. The orientation query on the
+    /// same request (the call before, or the one this session opens in)
+    /// counts as evidence; `list_read` names its lines in the text (a
+    /// `query` that opens the session shows them below instead). Returns
+    /// the structured reply and its text.
+    pub(in crate::server) async fn open_session(
+        &self,
+        intent: Intent,
+        query: &str,
+        slots: Option<super::SlotsInput>,
+        list_read: bool,
+    ) -> Result<(SessionStarted, String), ToolError> {
         let shared = &self.shared;
-        let mut s = shared.sessions.create(Session::new(p.intent, &p.query))?;
+        let mut s = shared.sessions.create(Session::new(intent, query))?;
         // The orientation query on this request: its code counts as read.
-        let oriented = shared.sessions.orientation(&p.query);
+        let oriented = shared.sessions.orientation(query);
         if let Some(o) = &oriented {
             let evidence = session::Evidence {
                 tool: session::Tool::Query,
@@ -65,7 +82,7 @@ impl CodeIntel {
         let mut map_hint = None;
         let mut map_checked = false;
         if let (Ok(embedder), Ok(store)) = (shared.embedder(), shared.store(false).await) {
-            let q = p.query.clone();
+            let q = query.to_string();
             if let Ok(Ok(v)) = blocking(move || embedder.embed_query(&q)).await
                 && let Ok(hits) = store.search_map(&v, 1).await
             {
@@ -102,7 +119,10 @@ impl CodeIntel {
                 None => String::new(),
             },
         );
-        if let Some(o) = oriented.as_ref().filter(|o| !o.read.is_empty()) {
+        if let Some(o) = oriented
+            .as_ref()
+            .filter(|o| list_read && !o.read.is_empty())
+        {
             text.push_str(&format!(
                 " The lines of code the orientation query showed count as read (a definition \
                  is read when all its lines, or {}, were shown): {}.",
@@ -121,7 +141,7 @@ impl CodeIntel {
             frame: None,
             next: String::new(),
         };
-        let s = match p.slots {
+        let s = match slots {
             Some(slots) => {
                 let (s, notes) = self.apply_frame(&s.id, slots).await?;
                 text.push('\n');
@@ -141,10 +161,10 @@ impl CodeIntel {
             }
         };
         out.next = session::next_step(&s);
-        Reply::new(out, text).into_result()
+        Ok((out, text))
     }
 
-    /// Sets the query frame: a slot is rejected unless its quote is verbatim in the request; a value that may not say what its quote says is flagged. Returns missing slots, risk, requirements, guidance.
+    /// Sets the query frame: a slot whose quote is not verbatim in the request is rejected; a value that may not say what its quote says is flagged.
     #[tool(annotations(
         title = "Set query frame",
         read_only_hint = false,

@@ -89,7 +89,8 @@ pub struct SubmitUnderstandingParams {
     pub session: SessionParams,
     #[serde(flatten)]
     pub understanding: Understanding,
-    /// To enter SEMANTIC when exact tools found nothing: missing requirement → reason (docs/sessions.md).
+    /// To enter SEMANTIC when exact tools found nothing: missing requirement → reason.
+    // Which reasons fit which requirement: docs/sessions.md.
     #[serde(default)]
     pub semantic_reasons: BTreeMap<Requirement, SemanticReason>,
 }

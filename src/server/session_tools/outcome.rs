@@ -18,7 +18,7 @@ use crate::util::now_secs;
 
 #[tool_router(router = session_outcome_router, vis = "pub(in crate::server)")]
 impl CodeIntel {
-    /// Records how the work ended: success saves an agreement (map) and learned term→symbol pairs; failure/partial is logged for get_improvement_insights.
+    /// How the work ended: success saves an agreement (map) and learned term→symbol pairs; failure/partial is logged.
     #[tool(annotations(
         title = "Record outcome",
         read_only_hint = false,
@@ -156,7 +156,7 @@ impl CodeIntel {
         Reply::new(out, text).into_result()
     }
 
-    /// Failure correlations over all recorded outcomes: by tool used, by risk level and by failure point.
+    /// Failure correlations over recorded outcomes: by tool, risk level and failure point.
     #[tool(annotations(
         title = "Improvement insights",
         read_only_hint = true,

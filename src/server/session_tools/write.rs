@@ -15,7 +15,7 @@ use crate::util::now_secs;
 
 #[tool_router(router = session_write_router, vis = "pub(in crate::server)")]
 impl CodeIntel {
-    /// Before every edit: may this file be written? READY IMPLEMENT/MODIFY sessions only, files read in the session, new files beside a read file or on a framework/PSR-4 path; refusals carry recovery_options.
+    /// May this file be written? In READY IMPLEMENT/MODIFY sessions: files read in the session, new files beside one or on a framework/PSR-4 path; refusals carry recovery_options.
     #[tool(annotations(
         title = "Check write target",
         read_only_hint = false,
