@@ -149,6 +149,9 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/lk3", "7b4c5ef", "LinkAce + a test's symbols are not auth code for risk"),
     ("trial-2026-11-28/lk4", "1f68c27",
      "LinkAce + a short class name several classes share said so; a file that defines nothing is a symbol by its path"),
+    ("trial-2026-11-28/lk5", "ab191b4",
+     "LinkAce + `query` with `intent` opens the session (no `start_session` call); a check of a method the "
+     "change edits counts for the entry point beside it"),
 ]
 
 
@@ -464,7 +467,7 @@ def table_trial():
         f"`{doc['command']}` ({doc['made']}); per task in the order of the log names "
         f"({', '.join(t['task'] for t in doc['rows'][0]['tasks'])}):",
         "",
-        "| arm (build; logs) | calls per task (median) | start_session → READY (median; per task) "
+        "| arm (build; logs) | calls per task (median) | session opened → READY (median; per task) "
         "| workflow share | text per task |",
         "|---|---|---|---|---|",
     ]

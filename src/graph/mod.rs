@@ -72,6 +72,10 @@ pub enum EdgeKind {
     /// A `Model::factory()` call to the model's factory
     /// ([`RefKind::Factory`]): a seeder or a test to the factories it uses.
     Factory,
+    /// An Artisan command run by its name to the file defining it
+    /// ([`RefKind::Command`]): a test, a schedule or another command to the
+    /// command class.
+    Command,
 }
 
 impl EdgeKind {
@@ -91,6 +95,7 @@ impl EdgeKind {
             RefKind::Function => EdgeKind::Call,
             RefKind::Url => EdgeKind::Endpoint,
             RefKind::Factory => EdgeKind::Factory,
+            RefKind::Command => EdgeKind::Command,
         }
     }
 
@@ -114,6 +119,7 @@ impl EdgeKind {
             EdgeKind::Counterpart => "counterpart",
             EdgeKind::Shape => "shape",
             EdgeKind::Factory => "factory",
+            EdgeKind::Command => "command",
         }
     }
 }

@@ -116,8 +116,8 @@ pub(super) fn kind_weight(kind: EdgeKind) -> f32 {
         EdgeKind::Route | EdgeKind::Config | EdgeKind::Trans => 0.7,
         // Chosen, not fitted: a named use, as a route or config
         // key is; too few development commits change a seeder or test
-        // with a factory to fit it.
-        EdgeKind::Factory => 0.7,
+        // with a factory, or a command with what runs it, to fit them.
+        EdgeKind::Factory | EdgeKind::Command => 0.7,
         EdgeKind::Import => 0.6,
         // Chosen, not fitted: no development set has enough
         // commits that change a requester with its controller, or a

@@ -40,6 +40,8 @@ pub(super) struct Resolver<'a> {
     endpoints: Vec<Route<'a>>,
     /// Route name → controller FQCNs.
     route_controllers: HashMap<&'a str, Vec<&'a str>>,
+    /// Artisan command name → the files defining it.
+    commands: HashMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -51,6 +53,7 @@ impl<'a> Resolver<'a> {
         let mut routes: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut translations: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut functions: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut commands: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut endpoints = Vec::new();
         let mut route_controllers: HashMap<&str, Vec<&str>> = HashMap::new();
         for (file, f) in facts {
@@ -85,6 +88,9 @@ impl<'a> Resolver<'a> {
             for n in &f.functions {
                 functions.entry(n.as_str()).or_default().push(file.as_str());
             }
+            for n in &f.commands {
+                commands.entry(n.as_str()).or_default().push(file.as_str());
+            }
         }
         let mut configs: HashMap<String, Vec<&str>> = HashMap::new();
         for f in files {
@@ -109,6 +115,7 @@ impl<'a> Resolver<'a> {
             alias_roots: std::cell::RefCell::new(Vec::new()),
             vue_globals: HashMap::new(),
             functions,
+            commands,
             endpoints,
             route_controllers,
         }
@@ -214,6 +221,7 @@ impl<'a> Resolver<'a> {
             RefKind::Function => files_of(&self.functions, t),
             RefKind::Url => self.controller_files(&self.routes_matching(t)),
             RefKind::Factory => files_of(&self.classes, &model_factory(t)),
+            RefKind::Command => files_of(&self.commands, t),
         }
     }
 

@@ -144,16 +144,24 @@ pub fn action_requests(
         .collect()
 }
 
-/// The views that embed the component class `class` (a FQCN, or a class
-/// name that ends one: [`crate::graph::Graph::class_files`]) by its tag: a
-/// Livewire component's `<livewire:home.feed />` / `@livewire('home.feed')`
-/// and a Blade component's `<x-user-card />`, which never spell the
-/// class's name, as (file, 1-based line, `livewire` or `component`): the
-/// first such line of each view (the graph keeps one edge per pair).
-pub fn component_uses(graph: &CodeGraph, class: &str) -> Vec<(String, u64, &'static str)> {
+/// The uses of the class `class` (a FQCN, or a class name that ends one:
+/// [`crate::graph::Graph::class_files`]) by a name other than its own: the
+/// views that embed a component by its tag (a Livewire component's
+/// `<livewire:home.feed />` / `@livewire('home.feed')`, a Blade
+/// component's `<x-user-card />`), and the code that runs an Artisan
+/// command by its name (`$this->artisan('links:check')`, a schedule's
+/// `->command(…)`), none of which spell the class's name, as (file, 1-based
+/// line, `livewire`, `component` or `command`): the first such line of
+/// each file (the graph keeps one edge per pair).
+pub fn uses_by_name(graph: &CodeGraph, class: &str) -> Vec<(String, u64, &'static str)> {
     use crate::graph::EdgeKind;
-    let embeds = |k: EdgeKind| matches!(k, EdgeKind::Component | EdgeKind::Livewire);
-    inn_uses(graph, &graph.graph.class_files(class), embeds)
+    let by_name = |k: EdgeKind| {
+        matches!(
+            k,
+            EdgeKind::Component | EdgeKind::Livewire | EdgeKind::Command
+        )
+    };
+    inn_uses(graph, &graph.graph.class_files(class), by_name)
 }
 
 /// The uses of the file `file` (repo-relative) as the code graph resolves

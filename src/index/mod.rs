@@ -29,7 +29,7 @@ mod walk;
 
 use fulltext::*;
 pub use graph::{
-    CodeGraph, GraphCache, action_requests, component_uses, file_uses, related_files, seeds,
+    CodeGraph, GraphCache, action_requests, file_uses, related_files, seeds, uses_by_name,
 };
 pub use state::*;
 use vectors::*;

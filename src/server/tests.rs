@@ -348,6 +348,60 @@ async fn names_in_results_are_not_reads() {
     );
 }
 
+/// `search_text`'s text names each file once, above its matches (as
+/// `rg --heading`); a context line two matches share is shown once, and
+/// `--` parts groups of context that are not adjacent.
+#[tokio::test]
+async fn search_text_names_each_file_once() {
+    let (_d, s) = repo();
+    let r = s
+        .search_text_reply(params(
+            serde_json::json!({"pattern": "\\$sum|shipped", "context_lines": 1}),
+        ))
+        .await
+        .unwrap();
+    let lines: Vec<&str> = r.text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "4 match(es) in 1 file(s)",
+            "app/Models/Order.php",
+            "9-     {",
+            "10:9:         $sum = 0;",
+            "11-         foreach ($this->lines as $line) {",
+            "12:13:             $sum += $line->price;",
+            "13-         }",
+            "14:22:         return round($sum, 2);",
+            "15-     }",
+            "--",
+            "18-     {",
+            "19:16:         $this->shipped = true;",
+            "20-     }",
+        ],
+        "{}",
+        r.text
+    );
+    // Without context, no `--`; each file's path once, above its lines.
+    let r = s
+        .search_text_reply(params(serde_json::json!({"pattern": "function"})))
+        .await
+        .unwrap();
+    let lines: Vec<&str> = r.text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "3 match(es) in 2 file(s)",
+            "app/Models/Order.php",
+            "8:12:     public function total(): float",
+            "17:12:     public function ship(): void",
+            "app/Services/OrderService.php",
+            "9:12:     public function place(Order $order): float",
+        ],
+        "{}",
+        r.text
+    );
+}
+
 /// Makes the deterministic embedder the server's model and indexes the
 /// repository with it.
 async fn index_with_hashed_words(s: &CodeIntel) {

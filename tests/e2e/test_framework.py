@@ -427,6 +427,34 @@ class LinkTest
     }
 }
 """,
+    "app/Console/Commands/ResetPasswordCommand.php": """<?php
+
+namespace App\\Console\\Commands;
+
+use Illuminate\\Console\\Command;
+
+class ResetPasswordCommand extends Command
+{
+    protected $signature = 'reset-password {--email=}';
+
+    public function handle(): void
+    {
+    }
+}
+""",
+    "tests/Commands/ResetPasswordCommandTest.php": """<?php
+
+namespace Tests\\Commands;
+
+class ResetPasswordCommandTest
+{
+    public function testCommand()
+    {
+        $this->artisan('reset-password', ['--email' => 'a@b.c'])
+            ->assertExitCode(0);
+    }
+}
+""",
     "resources/views/home.blade.php": """<div>
     <livewire:notifications />
     @livewire('notifications')
@@ -595,3 +623,7 @@ async def test_find_references_follows_aliases_livewire_views_and_receiver_names
         assert at(r) == [(home, 2, "livewire")], r
         r = await c.call("find_references", symbol="UserCard")
         assert at(r) == [(home, 4, "component")], r
+        # A command class is used where code runs it by its name: a test's
+        # `$this->artisan('reset-password')` never spells the class's name.
+        r = await c.call("find_references", symbol="ResetPasswordCommand")
+        assert at(r) == [("tests/Commands/ResetPasswordCommandTest.php", 9, "command")], r

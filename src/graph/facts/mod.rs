@@ -77,6 +77,12 @@ pub enum RefKind {
     /// resolves to the factory Laravel finds for the model by name
     /// ([`crate::graph::model_factory`]).
     Factory,
+    /// An Artisan command run by its name: `$this->artisan('links:check')`
+    /// in a test, `Artisan::call`, `Artisan::queue`, a schedule's
+    /// `->command(…)`, a command's `$this->call(…)`: target the name (up to
+    /// the first space, as a signature starts). Resolves to the files that
+    /// define a command of that name ([`FileFacts::commands`]).
+    Command,
     /// A kind a later version wrote (a state read by an older binary):
     /// resolves to nothing, instead of failing the whole `sync_state.json`
     /// and re-embedding the repository.
@@ -117,6 +123,11 @@ pub struct FileFacts {
     /// ([`route_endpoints`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub endpoints: Vec<Endpoint>,
+    /// Artisan command names the file defines: a command class's
+    /// `$signature` (its first word) or `$name`, `#[AsCommand(name: …)]`,
+    /// a closure command's `Artisan::command('name …', …)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
     /// TypeScript interfaces and type aliases a `.ts` file declares
     /// (`interface Song extends Playable {`, `export type Album = {`),
     /// capitalised names only.
@@ -167,8 +178,9 @@ impl FileFacts {
 /// written): routes' endpoints with their actions and names, scripts' and
 /// views' requests, TypeScript type declarations; 8: `Model::factory()`
 /// calls; 9: a Laravel test's HTTP calls (`$this->postJson('/api/x')`);
-/// 10: every line of a request, not only a file's first to its target.
-pub const FACTS_VERSION: u32 = 10;
+/// 10: every line of a request, not only a file's first to its target;
+/// 11: Artisan commands by name.
+pub const FACTS_VERSION: u32 = 11;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;

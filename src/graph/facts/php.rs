@@ -191,6 +191,7 @@ pub(super) fn php(text: &str) -> FileFacts {
     php_class_uses(&code, &with_strings, &namespace, &imports, &lines, &mut f);
     laravel_strings(&with_strings, &lines, &mut f.refs, &mut f.route_names);
     php_requests(&with_strings, &lines, &mut f.refs);
+    php_commands(&with_strings, &lines, &mut f);
     php_functions(&code, &lines, &mut f);
     if with_strings.contains("Route::") {
         f.endpoints = route_endpoints(&with_strings, &namespace, &imports);
@@ -210,6 +211,51 @@ pub(super) fn php(text: &str) -> FileFacts {
         }
     }
     f
+}
+
+/// Artisan commands: the names the file defines ([`FileFacts::commands`])
+/// and the commands it runs by name ([`RefKind::Command`]). `$name` counts
+/// only in a file that extends `Command`, since other classes use the
+/// property for anything.
+fn php_commands(code: &str, lines: &Lines, f: &mut FileFacts) {
+    static DEFINES: OnceLock<Regex> = OnceLock::new();
+    static NAME: OnceLock<Regex> = OnceLock::new();
+    static RUNS: OnceLock<Regex> = OnceLock::new();
+    let name = r#"['"]\s*([\w:\-]+)"#;
+    let defines = DEFINES.get_or_init(|| {
+        Regex::new(&format!(
+            r"(?:protected\s+(?:\??string\s+)?\$signature\s*=\s*|#\[AsCommand\(\s*(?:name:\s*)?|Artisan::command\(\s*){name}"
+        ))
+        .expect("a valid pattern")
+    });
+    for c in defines.captures_iter(code) {
+        f.commands.push(c[1].to_string());
+    }
+    if code.contains("extends Command") {
+        let own = NAME.get_or_init(|| {
+            Regex::new(&format!(
+                r"protected\s+(?:\??string\s+)?\$name\s*=\s*{name}"
+            ))
+            .expect("a valid pattern")
+        });
+        for c in own.captures_iter(code) {
+            f.commands.push(c[1].to_string());
+        }
+    }
+    let runs = RUNS.get_or_init(|| {
+        Regex::new(&format!(
+            r"(?:->artisan|Artisan::call|Artisan::queue|->command|Schedule::command|\$this->call|\$this->callSilent(?:ly)?)\(\s*{name}"
+        ))
+        .expect("a valid pattern")
+    });
+    for c in runs.captures_iter(code) {
+        let m = c.get(1).expect("group 1");
+        f.refs.push(Ref {
+            kind: RefKind::Command,
+            target: m.as_str().to_string(),
+            line: lines.at(m.start()),
+        });
+    }
 }
 
 /// Words followed by `(` in PHP that are language constructs, not calls.

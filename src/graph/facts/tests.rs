@@ -239,3 +239,43 @@ fn blade_scripts_and_python() {
         ]
     );
 }
+
+/// Artisan commands: the names a command class, an `#[AsCommand]` and a
+/// closure command define, and the code that runs one by its name; an HTTP
+/// `$this->call('GET', …)` in a test names no command that exists, and a
+/// `$name` outside a command is not one.
+#[test]
+fn artisan_commands_by_name() {
+    let command = "<?php\nnamespace App\\Console\\Commands;\nuse Illuminate\\Console\\Command;\nclass ResetPasswordCommand extends Command\n{\n    protected $signature = 'reset-password\n        {--email= : The user}';\n    protected $name = 'legacy:reset';\n    public function handle(): void { $this->call('cache:clear'); }\n}\n";
+    let f = extract("app/Console/Commands/ResetPasswordCommand.php", command);
+    assert_eq!(f.commands, ["reset-password", "legacy:reset"]);
+    assert_eq!(targets(&f, RefKind::Command), ["cache:clear"]);
+
+    let attribute =
+        "<?php\n#[AsCommand(name: 'links:check')]\nclass CheckLinks extends Command {}\n";
+    assert_eq!(
+        extract("app/Console/Commands/CheckLinks.php", attribute).commands,
+        ["links:check"]
+    );
+    let console = "<?php\nArtisan::command('inspire', function () {})->purpose('x');\nSchedule::command('links:check')->daily();\n";
+    let f = extract("routes/console.php", console);
+    assert_eq!(f.commands, ["inspire"]);
+    assert_eq!(targets(&f, RefKind::Command), ["links:check"]);
+
+    let test = "<?php\nclass ResetPasswordCommandTest extends TestCase\n{\n    public function testCommand(): void\n    {\n        $this->artisan('reset-password', ['--email' => 'a@b.c'])->assertExitCode(0);\n        Artisan::call(\"links:check\");\n        $this->call('GET', '/links');\n    }\n}\n";
+    let f = extract("tests/Commands/ResetPasswordCommandTest.php", test);
+    assert_eq!(
+        targets(&f, RefKind::Command),
+        ["GET", "links:check", "reset-password"]
+    );
+    let runs = f
+        .refs
+        .iter()
+        .find(|r| r.target == "reset-password")
+        .unwrap();
+    assert_eq!(runs.line, 6);
+    assert!(f.commands.is_empty());
+
+    let model = "<?php\nclass Tag extends Model { protected $name = 'tag'; }\n";
+    assert!(extract("app/Models/Tag.php", model).commands.is_empty());
+}

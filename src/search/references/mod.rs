@@ -113,8 +113,9 @@ fn counts_for_risk(file: &str, kind: &str) -> bool {
 /// Adds `uses` (repo-relative file, 1-based line and kind of each, as the
 /// code graph resolves them: the requests that reach a controller action
 /// over HTTP, `graph::Graph::requests_of`, kind `request`; the views that
-/// embed a Livewire or Blade component, `index::component_uses`, kind
-/// `livewire` or `component`) to `list` as references of that kind and
+/// embed a Livewire or Blade component and the code that runs an Artisan
+/// command by its name, `index::uses_by_name`, kind `livewire`,
+/// `component` or `command`) to `list` as references of that kind and
 /// resolution, unless one is listed at that line already or lies outside
 /// `scope`'s path, while `list` holds fewer than `max`; `total` counts
 /// every one added, and a use added makes "no uses" certain (`uncertain`

@@ -176,20 +176,39 @@ impl CodeIntel {
             "{} match(es) in {} file(s){unread}\n",
             r.total, r.files_with_matches
         ));
+        // Grouped under each file's path, as `rg --heading` prints: the
+        // path once, then `line:column: text` for a match and `line- text`
+        // for context, a context line shared by two matches once, and `--`
+        // between groups that are not adjacent. In the LinkAce trial
+        // (bench/README.md § Honest agent trial) the path on every line
+        // was up to half of a reply with context.
+        let mut last: Option<(&str, usize)> = None;
         let shown = b.push_each(&r.matches, |m| {
             let mut item = String::new();
+            let line = m.line as usize;
+            let first = line - m.context_before.len();
+            let printed = match last {
+                Some((f, end)) if f == m.file => {
+                    if p.context_lines > 0 && first > end + 1 {
+                        item.push_str("--\n");
+                    }
+                    end
+                }
+                _ => {
+                    let _ = writeln!(item, "{}", m.file);
+                    0
+                }
+            };
             for (i, l) in m.context_before.iter().enumerate() {
-                let _ = writeln!(
-                    item,
-                    "{}-{}- {l}",
-                    m.file,
-                    m.line as usize - m.context_before.len() + i
-                );
+                if first + i > printed {
+                    let _ = writeln!(item, "{}- {l}", first + i);
+                }
             }
-            let _ = writeln!(item, "{}:{}:{}: {}", m.file, m.line, m.column, m.content);
+            let _ = writeln!(item, "{}:{}: {}", m.line, m.column, m.content);
             for (i, l) in m.context_after.iter().enumerate() {
-                let _ = writeln!(item, "{}-{}- {l}", m.file, m.line as usize + 1 + i);
+                let _ = writeln!(item, "{}- {l}", line + 1 + i);
             }
+            last = Some((&m.file, line + m.context_after.len()));
             item
         });
         r.matches.truncate(shown);
@@ -329,15 +348,16 @@ impl CodeIntel {
                 references::add_uses(&shared.repo, &mut list, &requests, &scope, p.max_results);
             }
             // A component class is used by the views that embed it by its
-            // tag (`<livewire:feed />`, `<x-user-card />`), which the name
-            // search cannot see.
+            // tag (`<livewire:feed />`, `<x-user-card />`), a command class
+            // by the code that runs it by name (`artisan('links:check')`),
+            // which the name search cannot see.
             if class.is_none()
                 && scope.language.is_none()
                 && name.starts_with(|c: char| c.is_uppercase())
             {
                 let graph = shared.graph.get(&shared.repo);
                 // The argument names the class, qualified or not.
-                let uses = crate::index::component_uses(&graph, symbol.trim());
+                let uses = crate::index::uses_by_name(&graph, symbol.trim());
                 references::add_uses(&shared.repo, &mut list, &uses, &scope, p.max_results);
             }
             Ok::<_, crate::search::text::TextSearchError>(list)
