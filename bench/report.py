@@ -152,6 +152,9 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/lk5", "ab191b4",
      "LinkAce + `query` with `intent` opens the session (no `start_session` call); a check of a method the "
      "change edits counts for the entry point beside it"),
+    ("trial-2026-11-28/lk6", "e5bd8fe",
+     "LinkAce + search_text names each file once above its lines; Artisan commands by name in "
+     "`find_references` and the code graph"),
 ]
 
 

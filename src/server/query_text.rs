@@ -437,13 +437,23 @@ fn file_lines(i: usize, f: &RankedFile, chunks: usize) -> Vec<String> {
         reasons(f).join(", ")
     )];
     for c in f.chunks.iter().take(chunks) {
+        let signature = c.signature.lines().next().unwrap_or("").trim();
+        // A long definition is chunked in parts of its lines
+        // (`chunk::split`); a part after the first does not hold its
+        // signature. Two trial agents took `65-90 method …::run` for the
+        // whole method, which starts at line 26 (bench/README.md § Honest
+        // agent trial).
+        let part = if !signature.is_empty() && !c.content.contains(signature) {
+            "part of "
+        } else {
+            ""
+        };
         let mut line = format!(
-            "   {}-{} {} {}  {}\n",
+            "   {}-{} {part}{} {}  {signature}\n",
             c.start_line,
             c.end_line,
             c.kind,
             c.fqcn.as_deref().unwrap_or(&c.name),
-            c.signature.lines().next().unwrap_or("").trim()
         );
         // A class's imports by their short names: as FQCNs in the facts
         // they took most of a controller's entry (300 chars of
@@ -694,6 +704,28 @@ mod tests {
             },
             chunks,
         }
+    }
+
+    /// A chunk that does not hold its definition's signature is a later
+    /// part of a long definition, and its line says so; the first part,
+    /// which starts with the signature, does not.
+    #[test]
+    fn a_later_part_of_a_definition_says_so() {
+        let mut first = chunk("run", 0);
+        first.content = format!("    public function run()\n    {{\n{}", first.content);
+        let later = chunk("run", 0);
+        let header = |c: FileChunk| file_lines(0, &file("app/A.php", vec![c]), 1)[1].clone();
+        assert!(
+            header(first).starts_with("   1-20 method App\\Http"),
+            "first part"
+        );
+        let line = header(later);
+        assert!(
+            line.starts_with(
+                "   1-20 part of method App\\Http\\Controllers\\ArticleController::run"
+            ),
+            "{line}"
+        );
     }
 
     /// A compact line says what a class extends or implements when that is

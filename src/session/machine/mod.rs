@@ -332,6 +332,27 @@ fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessme
 /// EXPLORATION → READY when the requirements are met; → SEMANTIC when exact
 /// tools were tried and a fitting reason is given for each missing
 /// requirement (docs/sessions.md § Phases).
+/// Rewrites each Blade view path in `list` to the view's name, and drops
+/// an entry that names a view already in the list the other way (path and
+/// name); a symbol written twice the same way stays twice (the claims check
+/// refuses it).
+fn views_by_name(list: &mut Vec<String>) {
+    let mut out: Vec<String> = Vec::with_capacity(list.len());
+    let mut from_paths: Vec<String> = Vec::new();
+    for sym in list.drain(..) {
+        match crate::util::blade_view_name(&sym) {
+            Some(view) if out.contains(&view) => {}
+            Some(view) => {
+                from_paths.push(view.clone());
+                out.push(view);
+            }
+            None if from_paths.contains(&sym) => {}
+            None => out.push(sym),
+        }
+    }
+    *list = out;
+}
+
 fn understanding_submitted(
     s: &mut Session,
     mut u: Understanding,
@@ -343,15 +364,10 @@ fn understanding_submitted(
     // names the view as its symbol, which has no other name (an agent in
     // the honest trial, bench/README.md § Honest agent trial, named a
     // method it did not change to get past the symbols requirement).
-    for sym in u
-        .symbols_identified
-        .iter_mut()
-        .chain(u.entry_points.iter_mut())
-    {
-        if let Some(view) = crate::util::blade_view_name(sym) {
-            *sym = view;
-        }
-    }
+    // Named both ways it is one symbol, not one "listed twice" (an agent
+    // in the trial was refused for it).
+    views_by_name(&mut u.symbols_identified);
+    views_by_name(&mut u.entry_points);
     if s.phase != Phase::Exploration {
         let reason = format!(
             "submit_understanding is for EXPLORATION; the session is in {:?}",

@@ -743,3 +743,21 @@ fn a_definition_counts_as_read_when_its_lines_were_returned() {
     // counts whole.
     assert_eq!(after("render", vec![read(&[])]).0, Phase::Ready);
 }
+
+/// A Blade view named by its path and by its name is one symbol: the path
+/// becomes the name and the second naming is dropped, whichever comes
+/// first; other entries, a symbol written twice the same way included, stay
+/// as they are (the claims check refuses that one).
+#[test]
+fn a_view_named_both_ways_is_one_symbol() {
+    let path = "resources/views/links/partials/item.blade.php";
+    let name = "links.partials.item";
+    for list in [[path, name, "Link::show"], [name, path, "Link::show"]] {
+        let mut list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        super::views_by_name(&mut list);
+        assert_eq!(list, [name, "Link::show"]);
+    }
+    let mut twice: Vec<String> = vec!["Link::show".into(), "Link::show".into()];
+    super::views_by_name(&mut twice);
+    assert_eq!(twice, ["Link::show", "Link::show"]);
+}
