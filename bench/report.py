@@ -155,6 +155,12 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/lk6", "e5bd8fe",
      "LinkAce + search_text names each file once above its lines; Artisan commands by name in "
      "`find_references` and the code graph"),
+    ("trial-2026-11-28/ca1", "9745669",
+     "a third application, CachetHQ/Cachet at c1912655 (never used), six tickets from its later commits; "
+     "the build before this session's changes"),
+    ("trial-2026-11-28/ca2", "964f3ca",
+     "Cachet + the session opened by `query`; search_text by file; Artisan commands; a view named both ways is "
+     "one symbol; 'part of' a long definition"),
 ]
 
 

@@ -30,7 +30,8 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
     use super::requirements::{
-        Facts, assess, reason_fits, searched_identifier, text_uses, unqualified,
+        Facts, assess, reason_fits, searched_identifier, searched_identifiers, text_uses,
+        unqualified,
     };
     use super::*;
 
@@ -146,6 +147,27 @@ mod tests {
             ("a-", None),
         ] {
             assert_eq!(searched_identifier(pattern), name, "{pattern}");
+        }
+        // Each name of an alternation; not inside a group, a class or a
+        // literal pattern.
+        for (pattern, literal, names) in [
+            (
+                "ACCEPTABLE_THRESHOLDS|acceptableThresholds|between:0,10",
+                false,
+                vec!["ACCEPTABLE_THRESHOLDS", "acceptableThresholds"],
+            ),
+            (
+                "\\b(?:markAsRead|markAllRead)\\b",
+                false,
+                vec!["markAsRead", "markAllRead"],
+            ),
+            ("(markAsRead|update)", false, vec!["markAsRead", "update"]),
+            ("markAsRead|update", true, vec![]),
+            ("a(b|c)|d", false, vec![]),
+            ("x\\|y", false, vec![]),
+            ("markAsRead", true, vec!["markAsRead"]),
+        ] {
+            assert_eq!(searched_identifiers(pattern, literal), names, "{pattern}");
         }
         // A file named by its path is searched for by its stem.
         assert_eq!(unqualified("config/links.php"), "links");

@@ -141,6 +141,32 @@ pub fn definition_read(
     lines_covered(&clipped) >= length.min(DEFINITION_READ_LINES)
 }
 
+/// The identifiers a `search_text` pattern looks for: each alternative of
+/// a regex alternation (`rules|ACCEPTABLE_THRESHOLDS`, `\b(?:foo|bar)\b`)
+/// that [`searched_identifier`] takes for one name; the whole pattern when
+/// it is `literal` or has groups or classes inside. Agents in two trial arms
+/// searched for the name they changed as one alternative and were asked for
+/// the check again (bench/README.md § Honest agent trial).
+pub fn searched_identifiers(pattern: &str, literal: bool) -> Vec<&str> {
+    let mut p = pattern.trim();
+    if !literal {
+        p = p.strip_prefix("\\b").unwrap_or(p);
+        p = p.strip_suffix("\\b").unwrap_or(p);
+        if let Some(inner) = p
+            .strip_prefix("(?:")
+            .or_else(|| p.strip_prefix('('))
+            .and_then(|x| x.strip_suffix(')'))
+        {
+            p = inner;
+        }
+    }
+    let grouped = p.contains(['(', ')', '[', ']', '{', '}']) || p.contains("\\|");
+    if literal || grouped || !p.contains('|') {
+        return searched_identifier(pattern).into_iter().collect();
+    }
+    p.split('|').filter_map(searched_identifier).collect()
+}
+
 /// The identifier a `search_text` pattern looks for, when it looks for one
 /// name as used: `markAsRead`, `\bmarkAsRead\b`, `->markAsRead(`,
 /// `::update\(`, `.total`, and a Blade view's name or its last part

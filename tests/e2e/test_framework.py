@@ -427,6 +427,10 @@ class LinkTest
     }
 }
 """,
+    "composer.lock": """{"packages": [{"name": "acme/update", "description": "update"}]}
+""",
+    "public/dist/js/app.js": """function update(a){return a}
+""",
     "app/Console/Commands/ResetPasswordCommand.php": """<?php
 
 namespace App\\Console\\Commands;
@@ -615,6 +619,8 @@ async def test_find_references_follows_aliases_livewire_views_and_receiver_names
         body = r.structured_content
         assert body["total"] == 0 and body["unresolved"] >= 1, body
         assert ("app/Http/Controllers/CommentController.php", 12) in {(x["file"], x["line"]) for x in body["uncertain"]}, body
+        # A lock file or a built bundle calls nothing: its match is no doubt.
+        assert not {x["file"] for x in body["uncertain"]} & {"composer.lock", "public/dist/js/app.js"}, body
         assert "uncertain" in r.content[0].text and "CommentController.php:12" in r.content[0].text, r.content[0].text
         # A component class is used where a view embeds it by its tag, which
         # never spells the class's name (the code graph's edges, after a

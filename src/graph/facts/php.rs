@@ -222,32 +222,22 @@ fn php_commands(code: &str, lines: &Lines, f: &mut FileFacts) {
     static NAME: OnceLock<Regex> = OnceLock::new();
     static RUNS: OnceLock<Regex> = OnceLock::new();
     let name = r#"['"]\s*([\w:\-]+)"#;
-    let defines = DEFINES.get_or_init(|| {
-        Regex::new(&format!(
-            r"(?:protected\s+(?:\??string\s+)?\$signature\s*=\s*|#\[AsCommand\(\s*(?:name:\s*)?|Artisan::command\(\s*){name}"
-        ))
-        .expect("a valid pattern")
-    });
-    for c in defines.captures_iter(code) {
+    let defines = format!(
+        r"(?:protected\s+(?:\??string\s+)?\$signature\s*=\s*|#\[AsCommand\(\s*(?:name:\s*)?|Artisan::command\(\s*){name}"
+    );
+    for c in re(&DEFINES, &defines).captures_iter(code) {
         f.commands.push(c[1].to_string());
     }
     if code.contains("extends Command") {
-        let own = NAME.get_or_init(|| {
-            Regex::new(&format!(
-                r"protected\s+(?:\??string\s+)?\$name\s*=\s*{name}"
-            ))
-            .expect("a valid pattern")
-        });
-        for c in own.captures_iter(code) {
+        let own = format!(r"protected\s+(?:\??string\s+)?\$name\s*=\s*{name}");
+        for c in re(&NAME, &own).captures_iter(code) {
             f.commands.push(c[1].to_string());
         }
     }
-    let runs = RUNS.get_or_init(|| {
-        Regex::new(&format!(
-            r"(?:->artisan|Artisan::call|Artisan::queue|->command|Schedule::command|\$this->call|\$this->callSilent(?:ly)?)\(\s*{name}"
-        ))
-        .expect("a valid pattern")
-    });
+    let runs = format!(
+        r"(?:->artisan|Artisan::call|Artisan::queue|->command|Schedule::command|\$this->call|\$this->callSilent(?:ly)?)\(\s*{name}"
+    );
+    let runs = re(&RUNS, &runs);
     for c in runs.captures_iter(code) {
         let m = c.get(1).expect("group 1");
         f.refs.push(Ref {

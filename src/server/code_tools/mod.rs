@@ -220,6 +220,7 @@ impl ToolParams for SearchTextParams {
     fn args(&self) -> CallArgs {
         CallArgs {
             pattern: Some(self.pattern.clone()),
+            literal: self.literal,
             path: self.path.clone(),
             ..CallArgs::default()
         }

@@ -182,16 +182,15 @@ pub fn transition(s: &mut Session, event: Event, facts: &dyn CodeFacts) -> Resul
             }
             if evidence.tool == Tool::SearchText
                 && evidence.params.path.as_deref().unwrap_or("").is_empty()
-                && let Some(name) = evidence
-                    .params
-                    .pattern
-                    .as_deref()
-                    .and_then(super::requirements::searched_identifier)
+                && let Some(pattern) = evidence.params.pattern.as_deref()
             {
-                s.text_checks
-                    .entry(name.to_string())
-                    .or_default()
-                    .extend(evidence.files.iter().cloned());
+                let literal = evidence.params.literal;
+                for name in super::requirements::searched_identifiers(pattern, literal) {
+                    s.text_checks
+                        .entry(name.to_string())
+                        .or_default()
+                        .extend(evidence.files.iter().cloned());
+                }
             }
             s.evidence.push(evidence);
             Ok(Step::default())

@@ -324,6 +324,9 @@ pub struct CallArgs {
     /// search_text: the pattern.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// search_text: `pattern` is literal text, not a regex.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub literal: bool,
     /// query / semantic_search: the request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
