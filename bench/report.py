@@ -161,6 +161,9 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/ca2", "964f3ca",
      "Cachet + the session opened by `query`; search_text by file; Artisan commands; a view named both ways is "
      "one symbol; 'part of' a long definition"),
+    ("trial-2026-11-28/ca3", "b1eb00f",
+     "Cachet + one alternative of a search_text alternation counts as a search for the name; lock, built and "
+     "vendored files no doubt for find_references"),
 ]
 
 

@@ -431,6 +431,8 @@ class LinkTest
 """,
     "public/dist/js/app.js": """function update(a){return a}
 """,
+    "resources/css/app.css": """.update { color: red; }
+""",
     "app/Console/Commands/ResetPasswordCommand.php": """<?php
 
 namespace App\\Console\\Commands;
@@ -620,8 +622,12 @@ async def test_find_references_follows_aliases_livewire_views_and_receiver_names
         assert body["total"] == 0 and body["unresolved"] >= 1, body
         assert ("app/Http/Controllers/CommentController.php", 12) in {(x["file"], x["line"]) for x in body["uncertain"]}, body
         # A lock file or a built bundle calls nothing: its match is no doubt.
-        assert not {x["file"] for x in body["uncertain"]} & {"composer.lock", "public/dist/js/app.js"}, body
+        # Nor a stylesheet: PHP is called from PHP and Blade.
+        assert not {x["file"] for x in body["uncertain"]} & {"composer.lock", "public/dist/js/app.js",
+                                                            "resources/css/app.css"}, body
         assert "uncertain" in r.content[0].text and "CommentController.php:12" in r.content[0].text, r.content[0].text
+        # The search that counts: the name, or the class's name.
+        assert "search_text for `update`, or for the class `ShowFeedController`," in r.content[0].text, r.content[0].text
         # A component class is used where a view embeds it by its tag, which
         # never spells the class's name (the code graph's edges, after a
         # sync: the first line of each view that embeds it).

@@ -362,6 +362,14 @@ pub fn find(
         if resolution.is_none() && cannot_call(&m.file) {
             continue;
         }
+        // Nor is a stylesheet's or script's match of a PHP class's member
+        // (`.drag-handle` for `Handler::handle`): PHP is called from PHP
+        // and Blade; a script's request to a controller action is a
+        // `request` use, added apart (`index::action_requests`).
+        if resolution.is_none() && !is_php(&m.file) && family.as_ref().is_some_and(Family::declared)
+        {
+            continue;
+        }
         if resolution.is_none() {
             unresolved += 1;
             if uncertain.len() >= UNCERTAIN_SHOWN {

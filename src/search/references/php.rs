@@ -259,6 +259,12 @@ impl Family {
     ///
     /// # Errors
     /// The text search's (an unreadable repository).
+    /// The class is declared in a PHP file of the repository (the one asked
+    /// for, or one of the short name's).
+    pub(super) fn declared(&self) -> bool {
+        !self.class_fq.is_empty()
+    }
+
     pub(super) fn find(
         views: &mut Views,
         class: &str,

@@ -48,9 +48,19 @@ pub(super) fn fqcn(
     }
 }
 
-/// Splits `A.b`, `A::b`, `Ns\A` into (qualifier, name).
+/// Splits `A.b`, `A::b`, `Ns\A` into (qualifier, name). A PHP property
+/// written with its sigil, `Metric::$rules`, is named without it, as its
+/// definition is (`rules`; a bare `$rules` stays a variable's name): a trial agent's `Metric::$rules`
+/// was taken for a property the change would create (bench/README.md §
+/// Honest agent trial).
 pub fn split_qualified(symbol: &str) -> (Option<String>, String) {
     let s = symbol.trim();
+    if let Some((class, prop)) = s.rsplit_once("::$")
+        && !class.is_empty()
+        && !prop.is_empty()
+    {
+        return (Some(class.to_string()), prop.to_string());
+    }
     let idx = [
         s.rfind("::").map(|i| (i, 2)),
         s.rfind('.').map(|i| (i, 1)),
@@ -77,4 +87,31 @@ pub fn qualifier_matches(q: &str, d: &Definition) -> bool {
         .replace("::", ".")
         .replace('\\', ".");
     scope == q_norm || scope.ends_with(&format!(".{q_norm}")) || fq.contains(&format!("{q_norm}."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_qualified;
+
+    /// A class's PHP property is named without its `$`; a bare `$x` (a
+    /// variable) and other forms split as before.
+    #[test]
+    fn a_property_is_named_without_its_sigil() {
+        let split = split_qualified;
+        assert_eq!(
+            split("Metric::$rules"),
+            (Some("Metric".into()), "rules".into())
+        );
+        assert_eq!(
+            split("App\\Models\\Metric::$rules"),
+            (Some("App\\Models\\Metric".into()), "rules".into())
+        );
+        assert_eq!(split("$rules"), (None, "$rules".into()));
+        assert_eq!(
+            split("Metric::rules"),
+            (Some("Metric".into()), "rules".into())
+        );
+        assert_eq!(split("$"), (None, "$".into()));
+        assert_eq!(split("App\\Metric"), (Some("App".into()), "Metric".into()));
+    }
 }

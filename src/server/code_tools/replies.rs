@@ -317,6 +317,14 @@ impl CodeIntel {
         };
         let symbol = p.symbol.clone();
         let searched = name.clone();
+        // For a member, its class's name is a search that counts too (a
+        // method's class checked stands for the method,
+        // `session::requirements::assess`), and tells more than a common
+        // method name (`handle`) does.
+        let or_class = class
+            .as_deref()
+            .map(|c| format!(", or for the class `{c}`,"))
+            .unwrap_or_default();
         let mut list = blocking(move || {
             if let Some(v) = view {
                 let graph = shared.graph.get(&shared.repo);
@@ -385,7 +393,7 @@ impl CodeIntel {
         let uncertain = list.total == 0 && !list.uncertain.is_empty();
         if uncertain {
             b.force(&format!(
-                "0 reference(s) resolved to the class, but {} bare-name match(es) did not resolve either: uncertain (not counted as a reference check). Look at them; a search_text for `{searched}` shows them and counts:\n",
+                "0 reference(s) resolved to the class, but {} bare-name match(es) did not resolve either: uncertain (not counted as a reference check). Look at them; a search_text for `{searched}`{or_class} shows uses and counts:\n",
                 list.unresolved
             ));
             for r in &list.uncertain {
