@@ -617,7 +617,7 @@ fn models(facts: &BTreeMap<String, FileFacts>) -> impl Iterator<Item = (&String,
 
 /// Whether a repo-relative path is a Laravel migration (under a
 /// `migrations/` directory).
-fn is_migration(path: &str) -> bool {
+pub(crate) fn is_migration(path: &str) -> bool {
     path.contains("migrations/")
 }
 

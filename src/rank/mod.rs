@@ -632,6 +632,61 @@ mod tests {
         files.iter().map(|f| f.file.as_str()).collect()
     }
 
+    /// "Also check" names a model's policy but not its existing
+    /// migration, though the code graph ties both to it (a change to the
+    /// table adds a migration; bench/README.md § Change sets).
+    #[test]
+    fn also_check_names_no_existing_migration() {
+        use crate::graph::facts::FileFacts;
+        let model = "app/Models/Order.php";
+        let migration = "database/migrations/2024_01_01_000000_create_orders_table.php";
+        let policy = "app/Policies/OrderPolicy.php";
+        let facts: std::collections::BTreeMap<String, FileFacts> = [
+            (
+                model,
+                FileFacts {
+                    defines: vec!["App\\Models\\Order".into()],
+                    tables: vec!["orders".into()],
+                    ..Default::default()
+                },
+            ),
+            (
+                migration,
+                FileFacts {
+                    tables: vec!["orders".into()],
+                    ..Default::default()
+                },
+            ),
+            (
+                policy,
+                FileFacts {
+                    defines: vec!["App\\Policies\\OrderPolicy".into()],
+                    ..Default::default()
+                },
+            ),
+        ]
+        .into_iter()
+        .map(|(f, x)| (f.to_string(), x))
+        .collect();
+        let files = facts.keys().cloned().collect();
+        let g = crate::index::CodeGraph {
+            graph: crate::graph::Graph::build(&facts, &files),
+            history: Default::default(),
+        };
+        let partners = crate::graph::related(&g.graph, None, &[model.to_string()], 30);
+        let related: Vec<&str> = partners.iter().map(|r| r.file.as_str()).collect();
+        assert!(
+            related.contains(&migration) && related.contains(&policy),
+            "{related:?}"
+        );
+        let also = partners::also_check(&g, &partners, &[file(model)]);
+        let also: Vec<&str> = also.iter().map(|r| r.file.as_str()).collect();
+        assert!(
+            also.contains(&policy) && !also.contains(&migration),
+            "{also:?}"
+        );
+    }
+
     /// Ranked files past the limit fill what "also check" leaves of the
     /// reply, in rank order, never repeating a file "also check" lists; a
     /// caller's own limit (fill_to 0) gets that many files exactly.
