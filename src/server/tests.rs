@@ -354,15 +354,14 @@ async fn names_in_results_are_not_reads() {
 #[tokio::test]
 async fn search_text_names_each_file_once() {
     let (_d, s) = repo();
-    let r = s
-        .search_text_reply(params(
-            serde_json::json!({"pattern": "\\$sum|shipped", "context_lines": 1}),
-        ))
-        .await
-        .unwrap();
-    let lines: Vec<&str> = r.text.lines().collect();
+    let text = |args: serde_json::Value| {
+        let s = &s;
+        async move { s.search_text_reply(params(args)).await.unwrap().text }
+    };
+    let with_context =
+        text(serde_json::json!({"pattern": "\\$sum|shipped", "context_lines": 1})).await;
     assert_eq!(
-        lines,
+        with_context.lines().collect::<Vec<_>>(),
         [
             "4 match(es) in 1 file(s)",
             "app/Models/Order.php",
@@ -378,17 +377,12 @@ async fn search_text_names_each_file_once() {
             "19:16:         $this->shipped = true;",
             "20-     }",
         ],
-        "{}",
-        r.text
+        "{with_context}"
     );
     // Without context, no `--`; each file's path once, above its lines.
-    let r = s
-        .search_text_reply(params(serde_json::json!({"pattern": "function"})))
-        .await
-        .unwrap();
-    let lines: Vec<&str> = r.text.lines().collect();
+    let plain = text(serde_json::json!({"pattern": "function"})).await;
     assert_eq!(
-        lines,
+        plain.lines().collect::<Vec<_>>(),
         [
             "3 match(es) in 2 file(s)",
             "app/Models/Order.php",
@@ -397,8 +391,7 @@ async fn search_text_names_each_file_once() {
             "app/Services/OrderService.php",
             "9:12:     public function place(Order $order): float",
         ],
-        "{}",
-        r.text
+        "{plain}"
     );
 }
 

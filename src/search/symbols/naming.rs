@@ -50,9 +50,9 @@ pub(super) fn fqcn(
 
 /// Splits `A.b`, `A::b`, `Ns\A` into (qualifier, name). A PHP property
 /// written with its sigil, `Metric::$rules`, is named without it, as its
-/// definition is (`rules`; a bare `$rules` stays a variable's name): a trial agent's `Metric::$rules`
-/// was taken for a property the change would create (bench/README.md §
-/// Honest agent trial).
+/// definition is (`rules`; a bare `$rules` stays a variable's name): a
+/// trial agent's `Metric::$rules` was taken for a property the change
+/// would create (bench/README.md § Honest agent trial).
 pub fn split_qualified(symbol: &str) -> (Option<String>, String) {
     let s = symbol.trim();
     if let Some((class, prop)) = s.rsplit_once("::$")

@@ -331,9 +331,9 @@ fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessme
 /// EXPLORATION → READY when the requirements are met; → SEMANTIC when exact
 /// tools were tried and a fitting reason is given for each missing
 /// requirement (docs/sessions.md § Phases).
-/// Rewrites each Blade view path in `list` to the view's name, and drops
-/// an entry that names a view already in the list the other way (path and
-/// name); a symbol written twice the same way stays twice (the claims check
+/// Rewrites each Blade view path in `list` to the view's name, and drops a
+/// path whose view is already in the list, or a name that a path before it
+/// gave; any other symbol written twice stays twice (the claims check
 /// refuses it).
 fn views_by_name(list: &mut Vec<String>) {
     let mut out: Vec<String> = Vec::with_capacity(list.len());
