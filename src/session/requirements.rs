@@ -751,9 +751,6 @@ mod tests {
         );
     }
 
-    /// The entry-points requirement on a class the change edits is met by
-    /// `find_references` on one of its members (with or without the
-    /// namespace), not by another class's member.
     /// Whether the entry-points requirement is missing for `u` at `risk`
     /// with `find_references` run on `checks` (one use each), every file
     /// and definition read.
@@ -781,6 +778,9 @@ mod tests {
             .contains_key(&Requirement::EntryPoints)
     }
 
+    /// The entry-points requirement on a class the change edits is met by
+    /// `find_references` on one of its members (with or without the
+    /// namespace), not by another class's member.
     #[test]
     fn a_member_check_counts_for_its_class() {
         let defs = |s: &str| match s {

@@ -328,9 +328,6 @@ fn assessment(s: &Session, u: &Understanding, facts: &dyn CodeFacts) -> Assessme
     )
 }
 
-/// EXPLORATION → READY when the requirements are met; → SEMANTIC when exact
-/// tools were tried and a fitting reason is given for each missing
-/// requirement (docs/sessions.md § Phases).
 /// Rewrites each Blade view path in `list` to the view's name, and drops a
 /// path whose view is already in the list, or a name that a path before it
 /// gave; any other symbol written twice stays twice (the claims check
@@ -352,6 +349,9 @@ fn views_by_name(list: &mut Vec<String>) {
     *list = out;
 }
 
+/// EXPLORATION → READY when the requirements are met; → SEMANTIC when exact
+/// tools were tried and a fitting reason is given for each missing
+/// requirement (docs/sessions.md § Phases).
 fn understanding_submitted(
     s: &mut Session,
     mut u: Understanding,
