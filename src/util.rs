@@ -230,7 +230,9 @@ pub fn blade_view_name(path: &str) -> Option<String> {
 /// (`models.links.partials.single-simple` →
 /// `resources/views/models/links/partials/single-simple.blade.php`), or
 /// given by that path; `None` for a name that cannot be a view's (empty
-/// segments, a namespace `::`, a class or member name).
+/// segments, a namespace `::`, a class or member name). A segment may hold
+/// non-ASCII characters: Livewire 4's single-file components are
+/// `⚡search.blade.php`, the view `livewire.⚡search`.
 pub fn blade_view_path(name: &str) -> Option<String> {
     let name = name.trim();
     if blade_view_name(name).is_some() {
@@ -239,9 +241,12 @@ pub fn blade_view_path(name: &str) -> Option<String> {
     let valid = !name.is_empty()
         && name.split('.').all(|seg| {
             !seg.is_empty()
-                && seg
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                && seg.chars().all(|c| {
+                    c.is_ascii_alphanumeric()
+                        || c == '-'
+                        || c == '_'
+                        || !c.is_ascii() && !c.is_whitespace()
+                })
         });
     valid.then(|| format!("resources/views/{}.blade.php", name.replace('.', "/")))
 }

@@ -178,6 +178,7 @@ impl Graph {
     pub fn build(facts: &BTreeMap<String, FileFacts>, files: &BTreeSet<String>) -> Graph {
         let mut r = Resolver::new(facts, files);
         r.vue_globals = r.vue_globals(facts);
+        r.component_aliases = r.component_aliases(facts);
         let mut g = Graph {
             files: files.clone(),
             views: files.iter().filter(|f| f.ends_with(".blade.php")).count(),

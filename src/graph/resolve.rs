@@ -42,6 +42,9 @@ pub(super) struct Resolver<'a> {
     route_controllers: HashMap<&'a str, Vec<&'a str>>,
     /// Artisan command name → the files defining it.
     commands: HashMap<&'a str, Vec<&'a str>>,
+    /// Blade component alias (`app-layout`) → the files of its view or
+    /// class ([`FileFacts::component_aliases`]).
+    pub(super) component_aliases: HashMap<String, Vec<String>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -114,6 +117,7 @@ impl<'a> Resolver<'a> {
             translations,
             alias_roots: std::cell::RefCell::new(Vec::new()),
             vue_globals: HashMap::new(),
+            component_aliases: HashMap::new(),
             functions,
             commands,
             endpoints,
@@ -136,6 +140,35 @@ impl<'a> Resolver<'a> {
                         .extend(self.script(from, path));
                 }
             }
+        }
+        out
+    }
+
+    /// The files of every Blade component alias, by the alias templates
+    /// use (`<x-app-layout>`): a view's file or a class's.
+    pub(super) fn component_aliases(
+        &self,
+        facts: &BTreeMap<String, FileFacts>,
+    ) -> HashMap<String, Vec<String>> {
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
+        for (from, f) in facts {
+            for (alias, target) in &f.component_aliases {
+                let files = if target.contains('\\') {
+                    files_of(&self.classes, target)
+                } else {
+                    let view = Ref {
+                        kind: RefKind::View,
+                        target: target.clone(),
+                        line: 0,
+                    };
+                    self.resolve(from, &view)
+                };
+                out.entry(alias.clone()).or_default().extend(files);
+            }
+        }
+        for files in out.values_mut() {
+            files.sort();
+            files.dedup();
         }
         out
     }
@@ -175,6 +208,10 @@ impl<'a> Resolver<'a> {
             RefKind::Global => self.vue_globals.get(t).cloned().unwrap_or_default(),
             RefKind::Component => {
                 let name = t.split("::").last().unwrap_or(t);
+                // A registered alias wins over the conventions, as in Laravel.
+                if let Some(files) = self.component_aliases.get(name) {
+                    return files.clone();
+                }
                 let path = name.replace('.', "/");
                 let mut out = self.existing([
                     format!("resources/views/components/{path}.blade.php"),

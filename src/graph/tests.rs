@@ -1124,3 +1124,53 @@ fn tests_for_actions_shown_by_name() {
     );
     assert!(tests_for(&g, None, &listed, &[], 10).is_empty());
 }
+
+/// A Blade component alias registered in a provider resolves `<x-alias>`
+/// to its view or class, over the naming convention, and the registering
+/// line is a use of the view; `Route::view` renders its view.
+#[test]
+fn blade_aliases_and_route_views_resolve() {
+    let (facts, files) = repo(&[
+        (
+            "app/Providers/BladeComponentServiceProvider.php",
+            "<?php\nnamespace App\\Providers;\nuse App\\Http\\Components\\AdComponent;\nuse Illuminate\\Support\\Facades\\Blade;\nclass BladeComponentServiceProvider {\n public function boot(): void {\n  Blade::component('ad', AdComponent::class);\n  Blade::component('front.layouts.app', 'app-layout');\n }\n}\n",
+        ),
+        (
+            "app/Http/Components/AdComponent.php",
+            "<?php\nnamespace App\\Http\\Components;\nclass AdComponent extends Component {}\n",
+        ),
+        ("resources/views/front/layouts/app.blade.php", "{{ $slot }}"),
+        // The convention's file for `<x-app-layout>`, which the alias overrides.
+        (
+            "resources/views/components/app-layout.blade.php",
+            "{{ $slot }}",
+        ),
+        (
+            "resources/views/front/pages/search.blade.php",
+            "<x-app-layout title=\"Search\">\n<x-ad />\n</x-app-layout>",
+        ),
+        (
+            "routes/web.php",
+            "<?php\nRoute::view('search', 'front.pages.search')->name('search');\n",
+        ),
+    ]);
+    let g = Graph::build(&facts, &files);
+    let page = "resources/views/front/pages/search.blade.php";
+    assert_eq!(
+        edge_kinds(&g, page, "resources/views/front/layouts/app.blade.php"),
+        [EdgeKind::Component]
+    );
+    assert!(edge_kinds(&g, page, "resources/views/components/app-layout.blade.php").is_empty());
+    assert_eq!(
+        edge_kinds(&g, page, "app/Http/Components/AdComponent.php"),
+        [EdgeKind::Component]
+    );
+    assert_eq!(edge_kinds(&g, "routes/web.php", page), [EdgeKind::View]);
+    let provider = "app/Providers/BladeComponentServiceProvider.php";
+    let registers = g
+        .out(provider)
+        .iter()
+        .find(|e| e.to == "resources/views/front/layouts/app.blade.php")
+        .map(|e| (e.kind, e.line));
+    assert_eq!(registers, Some((EdgeKind::View, 8)));
+}

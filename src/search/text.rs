@@ -254,7 +254,12 @@ pub fn search(repo: &Repo, config: &Config, q: &TextSearch) -> Result<TextResult
     };
     let types = q.file_type.as_deref().map(TypeFilter::new).transpose()?;
     let found: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
-    let walker = repo.walker(&start, config)?.build_parallel();
+    // Hidden files are searched (`.env.example`, `.github/`): a change to a
+    // setting touches them, and a trial agent's whole-repository search
+    // missed `.env.example` (bench/README.md § Honest agent trial). The
+    // walker still leaves out sensitive files (`.env`, `.git/`) and
+    // ignored ones.
+    let walker = repo.walker(&start, config)?.hidden(false).build_parallel();
     // Searching is CPU and I/O bound; ignore's parallel walker runs it on
     // its own thread pool, one searcher per thread (as ripgrep does).
     walker.run(|| {

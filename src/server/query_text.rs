@@ -128,7 +128,16 @@ fn query_text(o: &QueryResult, max_tokens: usize) -> (String, Shown, QueryShown)
             }
             if verbatim > 0 {
                 let start = c.start_line as usize;
-                seen.read(&f.file, start, start + verbatim - 1);
+                // Every line of the chunk shown: its whole span is read, up
+                // to blank lines its content leaves off at the end (a view
+                // shown whole in a trial was "not read in full" for its
+                // last, blank line; bench/README.md § Honest agent trial).
+                let end = if verbatim == c.content.lines().count() {
+                    (c.end_line as usize).max(start + verbatim - 1)
+                } else {
+                    start + verbatim - 1
+                };
+                seen.read(&f.file, start, end);
             }
             shown_per_chunk.push(lines);
         }
@@ -706,6 +715,29 @@ mod tests {
         }
     }
 
+    /// A reply of `files` for the request "article list limit".
+    fn query_result(files: Vec<RankedFile>) -> QueryResult {
+        QueryResult {
+            plan: crate::rank::plan::plan("article list limit"),
+            files_shown: files.len(),
+            files,
+            also_check: vec![],
+            tests: vec![],
+            requested_kinds: vec![],
+            index: crate::index::Readiness {
+                state: crate::index::IndexState::Ready,
+                files_indexed: 1,
+                chunks: 1,
+                sync_files_done: None,
+                sync_files_total: None,
+                last_sync: None,
+                message: "index ready".into(),
+            },
+            timings: Default::default(),
+            session: None,
+        }
+    }
+
     /// A chunk that does not hold its definition's signature is a later
     /// part of a long definition, and its line says so; the first part,
     /// which starts with the signature, does not.
@@ -875,6 +907,26 @@ mod tests {
         assert!(long.chars().count() <= FACTS_CHARS + 1, "{long}");
     }
 
+    /// A chunk shown whole reads its whole span, the blank lines its
+    /// content leaves off at the end too; one cut by the budget reads the
+    /// lines shown.
+    #[test]
+    fn a_chunk_shown_whole_reads_its_span() {
+        let read = |c: FileChunk, max_tokens: usize| {
+            let o = query_result(vec![file("resources/views/a.blade.php", vec![c])]);
+            let (_, seen, _) = query_text(&o, max_tokens);
+            seen.read.get("resources/views/a.blade.php").cloned()
+        };
+        let mut whole = chunk("section", 0);
+        whole.end_line = 21;
+        assert_eq!(read(whole, 2000), Some(vec![(1, 21)]));
+        let mut long = chunk("section", 0);
+        long.content = (0..200).map(|i| format!("    $line{i} = {i};\n")).collect();
+        long.end_line = 201;
+        let cut = read(long, 400).expect("some lines shown");
+        assert!(cut[0].0 == 1 && cut[0].1 < 200, "{cut:?}");
+    }
+
     /// Of a class outline, only the lines before its first elided member
     /// count as read: the chunk's later lines are not the file's lines at
     /// those offsets, and the members' bodies were not shown.
@@ -897,25 +949,7 @@ mod tests {
         .map(|l| format!("{l}\n"))
         .collect();
         let files = vec![file("app/A.php", vec![outline])];
-        let o = QueryResult {
-            plan: crate::rank::plan::plan("article list limit"),
-            files_shown: 1,
-            files,
-            also_check: vec![],
-            tests: vec![],
-            requested_kinds: vec![],
-            index: crate::index::Readiness {
-                state: crate::index::IndexState::Ready,
-                files_indexed: 1,
-                chunks: 1,
-                sync_files_done: None,
-                sync_files_total: None,
-                last_sync: None,
-                message: "index ready".into(),
-            },
-            timings: Default::default(),
-            session: None,
-        };
+        let o = query_result(files);
         let (text, seen, _) = query_text(&o, 2000);
         assert!(
             text.contains("public function feed(FeedRequest $request) …"),

@@ -281,7 +281,7 @@ async fn read_file_and_function_at_line_read_the_lines_they_return() {
 
 #[tokio::test]
 async fn names_in_results_are_not_reads() {
-    let (_d, s) = repo();
+    let (dir, s) = repo();
     let r = s
         .find_definitions_reply(params(serde_json::json!({"symbol": "total"})))
         .await
@@ -334,14 +334,31 @@ async fn names_in_results_are_not_reads() {
     assert_eq!(read(&r.shown), [("app/Models/Order.php", 5, 11)]);
     assert!(!r.text.contains("not searched"), "{}", r.text);
 
-    // An empty answer says which files were not searched.
+    // Hidden files are searched, secret ones are not; an empty answer
+    // says which files were not searched.
+    std::fs::write(dir.path().join(".env"), "DB_FOREIGN_KEYS=1\n").unwrap();
+    std::fs::write(dir.path().join(".env.example"), "COUPON_CODE=\n").unwrap();
+    std::fs::create_dir_all(dir.path().join(".github/workflows")).unwrap();
+    std::fs::write(
+        dir.path().join(".github/workflows/ci.yml"),
+        "env: COUPON_CODE\n",
+    )
+    .unwrap();
+    let r = s
+        .search_text_reply(params(serde_json::json!({"pattern": "COUPON_CODE"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        named(&r.shown),
+        [".env.example", ".github/workflows/ci.yml"]
+    );
     let r = s
         .search_text_reply(params(serde_json::json!({"pattern": "DB_FOREIGN_KEYS"})))
         .await
         .unwrap();
     assert!(
         r.text.starts_with(
-            "0 match(es) in 0 file(s) (hidden, gitignored and secret files such as .env are not searched)"
+            "0 match(es) in 0 file(s) (gitignored and secret files such as .env are not searched)"
         ),
         "{}",
         r.text
@@ -636,4 +653,93 @@ async fn a_gated_call_reads_and_writes_the_session_once() {
     let session = s.shared.sessions.get(&id).unwrap();
     assert_eq!(session.reference_checks.get("OrderService::total"), None);
     assert!(session.reference_checks.contains_key("total"));
+}
+
+/// Sets `file`'s mtime `secs` seconds from now (negative: in the past).
+fn touch(file: &std::path::Path, secs: i64) {
+    let now = std::time::SystemTime::now();
+    let d = std::time::Duration::from_secs(secs.unsigned_abs());
+    let t = if secs < 0 { now - d } else { now + d };
+    std::fs::File::options()
+        .write(true)
+        .open(file)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// A whole-file read in a session leaves out the lines an earlier reply
+/// returned, while the file is unchanged since: one line names them, the
+/// structured lines hold them all and say which. A read of chosen lines
+/// shows them again, and a change to the file shows them all.
+#[tokio::test]
+async fn a_whole_file_read_leaves_out_what_the_session_was_shown() {
+    let (dir, s) = repo();
+    let order = dir.path().join("app/Models/Order.php");
+    touch(&order, -100);
+    let id = s
+        .shared
+        .sessions
+        .create(Session::new(Intent::Modify, "round the order total"))
+        .unwrap()
+        .id;
+    let read = |args: serde_json::Value| {
+        let p: ReadFileParams = params(args);
+        let s = &s;
+        async move {
+            s.shared
+                .gated(p.call(), s.read_file_reply(p))
+                .await
+                .unwrap()
+        }
+    };
+    let text = |r: &CallToolResult| r.content[0].as_text().unwrap().text.clone();
+    // Lines 7-15: the method `total` (and its doc line).
+    let first = read(serde_json::json!({
+        "file": "app/Models/Order.php", "start_line": 7, "end_line": 15, "session_id": id
+    }))
+    .await;
+    assert!(text(&first).contains("8\t    public function total(): float"));
+
+    let whole = serde_json::json!({"file": "app/Models/Order.php", "session_id": id});
+    let again = read(whole.clone()).await;
+    let t = text(&again);
+    assert!(
+        t.contains("7-15\t… 9 lines shown earlier in this session by read_file, unchanged since"),
+        "{t}"
+    );
+    assert!(!t.contains("public function total"), "{t}");
+    assert!(t.contains("17\t    public function ship(): void"), "{t}");
+    let body = again.structured_content.unwrap();
+    assert_eq!(
+        body["shown_earlier"],
+        serde_json::json!([{"start_line": 7, "end_line": 15}])
+    );
+    assert!(
+        body["content"]
+            .as_str()
+            .unwrap()
+            .contains("public function total")
+    );
+    assert_eq!(body["end_line"], 21, "{body}");
+
+    // Chosen lines are shown whatever came before.
+    let chosen = read(serde_json::json!({
+        "file": "app/Models/Order.php", "start_line": 1, "end_line": 21, "session_id": id
+    }))
+    .await;
+    assert!(text(&chosen).contains("8\t    public function total(): float"));
+
+    // Changed since: nothing is left out.
+    touch(&order, 10);
+    let changed = read(whole).await;
+    let t = text(&changed);
+    assert!(t.contains("8\t    public function total(): float"), "{t}");
+    assert!(!t.contains("shown earlier"), "{t}");
+
+    // Without a session nothing is left out.
+    touch(&order, -100);
+    let p: ReadFileParams = params(serde_json::json!({"file": "app/Models/Order.php"}));
+    let t = text(&s.read_file_reply(p).await.unwrap().into_result().unwrap());
+    assert!(t.contains("8\t    public function total(): float"), "{t}");
 }

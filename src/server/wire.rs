@@ -206,6 +206,18 @@ pub struct FileLines {
     pub content: String,
     /// The budget or end_line cut the file short.
     pub truncated: bool,
+    /// Runs of `content`'s lines the text leaves out (a whole-file read in
+    /// a session): an earlier reply of the session returned them, and the
+    /// file has not changed since.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shown_earlier: Vec<LineRange>,
+}
+
+/// Lines `start_line..=end_line` of a file (1-based, inclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct LineRange {
+    pub start_line: usize,
+    pub end_line: usize,
 }
 
 /// Result of `read_file`: one file's lines (`file`), or each file's in the

@@ -582,6 +582,81 @@ async def test_a_template_only_change_names_its_view(tmp_path):
         assert any("no definition" in x for x in u["rejected_claims"]), u
 
 
+BLADE_ALIASES = {
+    "app/Providers/BladeComponentServiceProvider.php": """<?php
+
+namespace App\\Providers;
+
+use Illuminate\\Support\\Facades\\Blade;
+
+class BladeComponentServiceProvider
+{
+    public function boot(): void
+    {
+        Blade::component('front.layouts.app', 'app-layout');
+    }
+}
+""",
+    "resources/views/front/layouts/app.blade.php": """@props(['wide' => false])
+<html><head><title>{{ $title ?? 'Blog' }}</title></head><body>{{ $slot }}</body></html>
+""",
+    "resources/views/front/pages/search.blade.php": """<x-app-layout title="Search">
+    <livewire:search />
+</x-app-layout>
+""",
+    "resources/views/livewire/\u26a1search.blade.php": """<?php
+
+use Livewire\\Component;
+
+new class extends Component {
+    public string $query = '';
+};
+?>
+
+<div>
+    <input wire:model.live="query">
+</div>
+""",
+    "routes/web.php": """<?php
+
+use Illuminate\\Support\\Facades\\Route;
+
+Route::view('search', 'front.pages.search')->name('search');
+""",
+    ".env.example": "APP_NAME=Blog\nCOUPON_SUBSCRIBING=\n",
+}
+
+
+async def test_aliased_layouts_route_views_and_file_symbols(tmp_path):
+    """Shapes of a blog's trial tickets (bench/README.md § Honest agent
+    trial): a layout registered as a Blade component alias is used by every
+    `<x-alias>` and by its registration; `Route::view` renders its view; a
+    whole-repository search reads `.env.example`; a Livewire 4 single-file
+    component (`⚡search.blade.php`) and a root file (`.env.example`) are
+    symbols by their paths."""
+    repo = php_repo(tmp_path / "aliases", BLADE_ALIASES)
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        r = await c.call("find_references", symbol="front.layouts.app")
+        assert at(r) == [
+            ("app/Providers/BladeComponentServiceProvider.php", 11, "view"),
+            ("resources/views/front/pages/search.blade.php", 1, "component"),
+        ], r
+        r = await c.call("find_references", symbol="front.pages.search")
+        assert at(r) == [("routes/web.php", 5, "view")], r
+        r = await c.call("search_text", pattern="COUPON_SUBSCRIBING")
+        assert [m["file"] for m in r["matches"]] == [".env.example"], r
+        sfc = "resources/views/livewire/\u26a1search.blade.php"
+        quote = "Search results should show the post title"
+        sid = (await c.call("start_session", intent="MODIFY", query=quote, slots={
+            "desired_action": {"value": "post title in search results", "quote": quote}}))["session_id"]
+        claim = dict(session_id=sid, symbols_identified=[sfc, ".env.example"], entry_points=[sfc],
+                     files_to_edit=[sfc, ".env.example"])
+        u = await c.call("submit_understanding", **claim)
+        assert not [x for x in u["rejected_claims"] if "no definition" in x], u
+
+
 async def test_find_references_follows_aliases_livewire_views_and_receiver_names(tmp_path):
     """The agent trial's wrong answers (docs/sessions.md § Requirements):
     a route action written through an aliased import is the aliased class's

@@ -133,6 +133,13 @@ pub struct FileFacts {
     /// capitalised names only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ts_types: Vec<String>,
+    /// Blade component aliases the file registers:
+    /// `Blade::component('front.layouts.app', 'app-layout')` (a view's
+    /// name), `Blade::component('ad', AdComponent::class)` (a class, its
+    /// FQCN; Laravel takes the arguments in either order), as (alias,
+    /// view name or FQCN).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub component_aliases: Vec<(String, String)>,
 }
 
 /// One route to a controller, as a Laravel routes file defines it:
@@ -168,6 +175,7 @@ impl FileFacts {
             && self.functions.is_empty()
             && self.endpoints.is_empty()
             && self.ts_types.is_empty()
+            && self.component_aliases.is_empty()
     }
 }
 
@@ -179,8 +187,9 @@ impl FileFacts {
 /// views' requests, TypeScript type declarations; 8: `Model::factory()`
 /// calls; 9: a Laravel test's HTTP calls (`$this->postJson('/api/x')`);
 /// 10: every line of a request, not only a file's first to its target;
-/// 11: Artisan commands by name.
-pub const FACTS_VERSION: u32 = 11;
+/// 11: Artisan commands by name; 12: Blade component aliases and
+/// `Route::view`.
+pub const FACTS_VERSION: u32 = 12;
 
 /// Most references kept per file (a generated file can name thousands).
 const MAX_REFS: usize = 400;

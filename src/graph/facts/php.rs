@@ -75,6 +75,7 @@ fn laravel_strings(code: &str, lines: &Lines, refs: &mut Vec<Ref>, route_names: 
             (RefKind::View, format!(r"(?:\bview|View::make|View::first|->view|->markdown|->text|@include|@includeIf|@includeFirst|@extends|@component|@each){q}")),
             (RefKind::View, r#"Inertia::render\(\s*['"]([\w\-./]+)['"]"#.to_string()),
             (RefKind::View, r#"@include(?:When|Unless)\([^,]+,\s*['"]([\w\-./:]+)['"]"#.to_string()),
+            (RefKind::View, r#"Route::view\(\s*['"][^'"]*['"]\s*,\s*['"]([\w\-./:]+)['"]"#.to_string()),
             (RefKind::Livewire, format!(r"@livewire{q}")),
             (RefKind::Livewire, r"<livewire:([\w\-.]+)".to_string()),
             (RefKind::Component, r"<x-([\w\-.:]+)".to_string()),
@@ -192,6 +193,7 @@ pub(super) fn php(text: &str) -> FileFacts {
     laravel_strings(&with_strings, &lines, &mut f.refs, &mut f.route_names);
     php_requests(&with_strings, &lines, &mut f.refs);
     php_commands(&with_strings, &lines, &mut f);
+    blade_aliases(&with_strings, &namespace, &imports, &lines, &mut f);
     php_functions(&code, &lines, &mut f);
     if with_strings.contains("Route::") {
         f.endpoints = route_endpoints(&with_strings, &namespace, &imports);
@@ -211,6 +213,45 @@ pub(super) fn php(text: &str) -> FileFacts {
         }
     }
     f
+}
+
+/// Blade component aliases ([`FileFacts::component_aliases`]): a
+/// `Blade::component(…)` call with two arguments, a string and a string or
+/// `X::class`. The class, when one is given, is the target whichever side
+/// it is on (Laravel swaps them); otherwise the first string is the
+/// target, a view's name, which also becomes a `view` reference from the
+/// registering line.
+fn blade_aliases(
+    code: &str,
+    namespace: &str,
+    imports: &BTreeMap<String, String>,
+    lines: &Lines,
+    f: &mut FileFacts,
+) {
+    static ALIAS: OnceLock<Regex> = OnceLock::new();
+    let arg = r#"(?:['"]([\w\-./:\\]+)['"]|([\w\\]+)::class)"#;
+    let pattern = format!(r"Blade::component\(\s*{arg}\s*,\s*{arg}\s*\)");
+    for c in re(&ALIAS, &pattern).captures_iter(code) {
+        let class = |i: usize| {
+            c.get(i)
+                .map(|m| resolve_php(m.as_str(), namespace, imports))
+        };
+        let (alias, target) = match (c.get(1), class(2), c.get(3), class(4)) {
+            (Some(view), None, Some(alias), None) => {
+                f.refs.push(Ref {
+                    kind: RefKind::View,
+                    target: view.as_str().to_string(),
+                    line: lines.at(view.start()),
+                });
+                (alias.as_str().to_string(), view.as_str().to_string())
+            }
+            (None, Some(class), Some(alias), None) | (Some(alias), None, None, Some(class)) => {
+                (alias.as_str().to_string(), class)
+            }
+            _ => continue,
+        };
+        f.component_aliases.push((alias, target));
+    }
 }
 
 /// Artisan commands: the names the file defines ([`FileFacts::commands`])

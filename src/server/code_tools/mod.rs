@@ -2,6 +2,7 @@
 //! get_symbols, analyze_structure, get_function_at_line, read_file. Each
 //! reply fits its `max_tokens` budget (`budget`).
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -13,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::{Budget, check_max_tokens};
 use super::wire::{
-    FileLines, FileStructure, FunctionAtLine, NotRead, ReadFileResult, StructureNode,
+    FileLines, FileStructure, FunctionAtLine, LineRange, NotRead, ReadFileResult, StructureNode,
     StructureResult, SymbolInfo, SymbolList,
 };
 use super::{CodeIntel, Reply, SessionGate, Shared, Shown, ToolError, ToolParams, blocking};

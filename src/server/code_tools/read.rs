@@ -3,8 +3,66 @@
 
 use super::*;
 
+/// Shortest run of lines a whole-file read leaves out as shown earlier in
+/// the session: below it the marker line costs about what the lines do.
+const ELIDE_MIN_LINES: usize = 4;
+
+/// Longest line (in bytes) a whole-file read leaves out as shown earlier:
+/// `search_text` cuts longer context lines (minified code), so such a line
+/// was not shown whole.
+const ELIDE_MAX_LINE_BYTES: usize = 400;
+
+/// A file's lines an earlier reply of the session returned: first and
+/// last line (1-based, inclusive), the Unix seconds of the reply, the tool.
+pub(in crate::server) type EarlierSpan = (usize, usize, u64, Tool);
+
+/// One piece of a read's text: a numbered line, or a run of lines left out
+/// because an earlier reply of the session returned them unchanged.
+enum Piece<'a> {
+    Line(usize, &'a str),
+    Earlier(usize, usize),
+}
+
+/// Lines `start..=end` (1-based) of `lines` as pieces: each run of at least
+/// [`ELIDE_MIN_LINES`] lines inside `earlier` (1-based inclusive ranges,
+/// merged and sorted) one [`Piece::Earlier`], unless a line of it is longer
+/// than [`ELIDE_MAX_LINE_BYTES`].
+fn pieces<'a>(
+    lines: &'a [String],
+    start: usize,
+    end: usize,
+    earlier: &[(usize, usize)],
+) -> Vec<Piece<'a>> {
+    let short = |n: usize| lines[n - 1].len() <= ELIDE_MAX_LINE_BYTES;
+    let mut out = Vec::new();
+    let mut n = start;
+    while n <= end {
+        let run_end = earlier
+            .iter()
+            .find(|&&(a, b)| a <= n && n <= b)
+            .map(|&(_, b)| b.min(end));
+        if let Some(b) = run_end {
+            let last = (n..=b).take_while(|&m| short(m)).last();
+            if let Some(last) = last
+                && last + 1 - n >= ELIDE_MIN_LINES
+            {
+                out.push(Piece::Earlier(n, last));
+                n = last + 1;
+                continue;
+            }
+        }
+        out.push(Piece::Line(n, &lines[n - 1]));
+        n += 1;
+    }
+    out
+}
+
 /// Reads lines `start..=end` (1-based) of a repository file within
-/// `max_tokens`; the text shows each line with its number (`n\tline`).
+/// `max_tokens`; the text shows each line with its number (`n\tline`),
+/// except runs of lines in `earlier` (1-based inclusive ranges an earlier
+/// reply of the session returned, the file unchanged since: see
+/// [`CodeIntel::shown_earlier`]), which it names in one line each; the
+/// structured [`FileLines`] holds every line and names those runs.
 ///
 /// # Errors
 /// A path outside the repository or withheld, a directory, a binary or
@@ -15,6 +73,7 @@ pub(in crate::server) fn read_lines(
     start: Option<usize>,
     end: Option<usize>,
     max_tokens: usize,
+    earlier: &BTreeMap<String, Vec<EarlierSpan>>,
 ) -> Result<(FileLines, String), ToolError> {
     let crate::repo::TextLines {
         rel,
@@ -23,14 +82,48 @@ pub(in crate::server) fn read_lines(
         end,
     } = shared.repo.read_lines(file, start, end)?;
     let total = lines.len();
+    let earlier = unchanged_since(shared, &rel, earlier);
+    let ranges: Vec<(usize, usize)> = earlier.iter().map(|&(a, b, _)| (a, b)).collect();
     let mut b = Budget::new(max_tokens);
     b.force(&format!("{rel}:{start}-{end} of {total} lines\n"));
-    let wanted = &lines[start - 1..end];
-    let shown = b.push_each(wanted.iter().enumerate(), |(i, l)| {
-        format!("{}\t{l}\n", start + i)
+    let pieces = pieces(&lines, start, end, &crate::session::merged_ranges(&ranges));
+    let shown = b.push_each(&pieces, |p| match *p {
+        Piece::Line(n, l) => format!("{n}\t{l}\n"),
+        Piece::Earlier(a, b) => {
+            // The tools that showed them, so the reader knows where to look.
+            let mut by: Vec<&str> = earlier
+                .iter()
+                .filter(|&&(s, e, _)| s <= b && a <= e)
+                .map(|(_, _, t)| t.name())
+                .collect();
+            by.sort_unstable();
+            by.dedup();
+            format!(
+                "{a}-{b}\t… {} lines shown earlier in this session by {}, unchanged since \
+                 (read_file start_line={a} end_line={b} shows them again)\n",
+                b + 1 - a,
+                by.join(", ")
+            )
+        }
     });
-    let content: String = wanted[..shown].iter().map(|l| format!("{l}\n")).collect();
-    let last = start - 1 + shown;
+    let mut shown_earlier = Vec::new();
+    let mut last = start - 1;
+    for p in &pieces[..shown] {
+        last = match *p {
+            Piece::Line(n, _) => n,
+            Piece::Earlier(a, b) => {
+                shown_earlier.push(LineRange {
+                    start_line: a,
+                    end_line: b,
+                });
+                b
+            }
+        };
+    }
+    let content: String = lines[start - 1..last]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
     let truncated = last < end;
     let text = b.finish(&format!(
         "… cut at line {last} to fit max_tokens: read_file {rel} start_line={} for more",
@@ -44,9 +137,37 @@ pub(in crate::server) fn read_lines(
             total_lines: total,
             content,
             truncated: truncated || end < total,
+            shown_earlier,
         },
         text,
     ))
+}
+
+/// Of the spans `earlier` holds for `rel`, those returned after the
+/// file's last change (its mtime, whole seconds: a change in the same
+/// second keeps the lines), as (first line, last line, tool); none when
+/// the file's mtime cannot be read.
+fn unchanged_since(
+    shared: &Shared,
+    rel: &str,
+    earlier: &BTreeMap<String, Vec<EarlierSpan>>,
+) -> Vec<(usize, usize, Tool)> {
+    let Some(spans) = earlier.get(rel) else {
+        return Vec::new();
+    };
+    let Some(changed) = std::fs::metadata(shared.repo.root().join(rel))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs())
+    else {
+        return Vec::new();
+    };
+    spans
+        .iter()
+        .filter(|&&(_, _, at, _)| at > changed)
+        .map(|&(a, b, _, tool)| (a, b, tool))
+        .collect()
 }
 
 impl CodeIntel {
@@ -109,13 +230,19 @@ impl CodeIntel {
         let shared = Arc::clone(&self.shared);
         let several = p.file.is_none();
         let (start, end) = (p.start_line, p.end_line);
+        // A read of chosen lines shows them all; a whole-file read leaves
+        // out what the session was shown already.
+        let earlier = match (&p.gate.session_id, start, end) {
+            (Some(id), None, None) => self.shown_earlier(id),
+            _ => BTreeMap::new(),
+        };
         let (reads, not_read) = blocking(move || {
             let mut left = max_tokens;
             let mut out = Vec::with_capacity(files.len());
             let mut failed: Vec<(String, ToolError)> = Vec::new();
             for (i, f) in files.iter().enumerate() {
                 let share = (left / (files.len() - i)).max(100);
-                match read_lines(&shared, f, start, end, share) {
+                match read_lines(&shared, f, start, end, share, &earlier) {
                     Ok((lines, text)) => {
                         left = left.saturating_sub(crate::server::budget::estimate_tokens(&text));
                         out.push((lines, text));
@@ -163,5 +290,63 @@ impl CodeIntel {
             ReadFileResult::One(lines.remove(0))
         };
         Ok(Reply::new(value, text).with_shown(seen))
+    }
+
+    /// The lines each file's earlier replies in session `id` returned,
+    /// from its evidence; none for an unknown session (the gate has
+    /// refused the call by then).
+    fn shown_earlier(&self, id: &str) -> BTreeMap<String, Vec<EarlierSpan>> {
+        let mut out: BTreeMap<String, Vec<EarlierSpan>> = BTreeMap::new();
+        let Ok(session) = self.shared.sessions.get(id) else {
+            return out;
+        };
+        for e in &session.evidence {
+            for l in &e.read_lines {
+                out.entry(l.file.clone()).or_default().push((
+                    l.start_line,
+                    l.end_line,
+                    e.at,
+                    e.tool,
+                ));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(n: usize) -> Vec<String> {
+        (1..=n).map(|i| format!("line {i}")).collect()
+    }
+
+    fn shape(p: &[Piece]) -> Vec<(usize, usize)> {
+        p.iter()
+            .map(|p| match *p {
+                Piece::Line(n, _) => (n, n),
+                Piece::Earlier(a, b) => (a, b),
+            })
+            .collect()
+    }
+
+    /// A run inside an earlier range is one piece when it is long enough,
+    /// clipped to the lines read; a short run, or one broken by an
+    /// over-long line, is shown line by line up to that line.
+    #[test]
+    fn runs_shown_earlier_become_one_piece() {
+        let ls = lines(12);
+        assert_eq!(
+            shape(&pieces(&ls, 1, 10, &[(3, 6), (8, 10)])),
+            [(1, 1), (2, 2), (3, 6), (7, 7), (8, 8), (9, 9), (10, 10)]
+        );
+        assert_eq!(shape(&pieces(&ls, 5, 12, &[(1, 11)])), [(5, 11), (12, 12)]);
+        let mut long = lines(10);
+        long[5] = "x".repeat(ELIDE_MAX_LINE_BYTES + 1);
+        assert_eq!(
+            shape(&pieces(&long, 1, 10, &[(1, 10)])),
+            [(1, 5), (6, 6), (7, 10)]
+        );
     }
 }

@@ -168,7 +168,7 @@ impl CodeIntel {
         // searched (bench/README.md § Honest agent trial): an empty answer
         // says which files the search does not read.
         let unread = if r.total == 0 {
-            " (hidden, gitignored and secret files such as .env are not searched)"
+            " (gitignored and secret files such as .env are not searched)"
         } else {
             ""
         };

@@ -346,9 +346,11 @@ impl RepoFacts {
         if let Some(view) = crate::util::blade_view_path(symbol).filter(exists) {
             return Some(view);
         }
+        // A path with a directory, or a file at the root with an extension
+        // (`.env.example`, `composer.json`): not a bare name (`Order`).
         let path = symbol.trim().trim_start_matches("./").to_string();
-        (path.contains('/') && exists(&path) && !self.defs.iter().any(|(f, _)| *f == path))
-            .then_some(path)
+        let file_like = path.contains('/') || path.contains('.') && !path.contains("::");
+        (file_like && exists(&path) && !self.defs.iter().any(|(f, _)| *f == path)).then_some(path)
     }
 }
 

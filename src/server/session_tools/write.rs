@@ -79,7 +79,16 @@ impl CodeIntel {
         let reads = blocking(move || {
             files
                 .iter()
-                .map(|f| crate::server::code_tools::read_lines(&shared, f, None, None, per_file))
+                .map(|f| {
+                    crate::server::code_tools::read_lines(
+                        &shared,
+                        f,
+                        None,
+                        None,
+                        per_file,
+                        &Default::default(),
+                    )
+                })
                 .collect::<Result<Vec<_>, ToolError>>()
         })
         .await??;
