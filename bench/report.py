@@ -164,6 +164,15 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/ca3", "b1eb00f",
      "Cachet + one alternative of a search_text alternation counts as a search for the name; lock, built and "
      "vendored files no doubt for find_references"),
+    # spatie/freek.dev at 4b39ea17, no set, arm or fix had used it; fk1 and fk2 ran side by side.
+    ("trial-2026-11-28/fk1", "6d24caf",
+     "freek.dev (a blog; Blade, Livewire 4, Filament), before: the build of the last stop"),
+    ("trial-2026-11-28/fk2", "4e2d2af+",
+     "freek.dev + a whole-file read leaves out lines the session was shown, unchanged (the read_file part of "
+     "f1b29b4, built before it was committed)"),
+    ("trial-2026-11-28/fk3", "f1b29b4",
+     "freek.dev + Blade component aliases and Route::view in the code graph; search_text reads hidden files; "
+     "root files and ⚡ views are symbols; a chunk shown whole reads its span (freek.dev in sample from here)"),
 ]
 
 

@@ -62,6 +62,33 @@ pub struct TextSearch {
     pub context_lines: usize,
     /// Matches returned at most; `total` still counts all.
     pub max_results: usize,
+    /// Count the matches of built and vendored files ([`set_aside`]) apart
+    /// instead of returning them.
+    pub set_aside_built: bool,
+    /// Search hidden files too (`.env.example`, `.github/`); sensitive and
+    /// ignored files stay out either way.
+    pub hidden: bool,
+}
+
+/// Whether a search leaves `rel`'s matches aside when asked to: a built or
+/// vendored file (`public/vendor/livewire/livewire.js`, `app.min.js`, a
+/// source map, SVG markup), whose minified lines were a trial agent's
+/// whole-repository search's noise (bench/README.md § Honest agent trial).
+/// Lock files are searched: agents look up a package's version there.
+pub fn set_aside(rel: &str) -> bool {
+    use crate::classify::FileClass;
+    matches!(
+        crate::classify::classify_path(rel).class,
+        FileClass::Generated | FileClass::Vendored
+    )
+}
+
+/// Matches a search counted and did not return ([`TextSearch::set_aside_built`]).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FileCount {
+    pub file: String,
+    /// Matching lines in the file.
+    pub matches: usize,
 }
 
 /// One matching line. `line` and `column` are 1-based; `column` counts chars.
@@ -85,6 +112,10 @@ pub struct TextResult {
     pub files_with_matches: usize,
     /// True when `total` > number of returned matches.
     pub truncated: bool,
+    /// Built and vendored files with matches, not in `matches`, `total`
+    /// or `files_with_matches` ([`TextSearch::set_aside_built`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<FileCount>,
 }
 
 /// Errors of a text search; each tells the caller how to fix the call.
@@ -254,12 +285,10 @@ pub fn search(repo: &Repo, config: &Config, q: &TextSearch) -> Result<TextResult
     };
     let types = q.file_type.as_deref().map(TypeFilter::new).transpose()?;
     let found: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
-    // Hidden files are searched (`.env.example`, `.github/`): a change to a
-    // setting touches them, and a trial agent's whole-repository search
-    // missed `.env.example` (bench/README.md § Honest agent trial). The
-    // walker still leaves out sensitive files (`.env`, `.git/`) and
-    // ignored ones.
-    let walker = repo.walker(&start, config)?.hidden(false).build_parallel();
+    let walker = repo
+        .walker(&start, config)?
+        .hidden(!q.hidden)
+        .build_parallel();
     // Searching is CPU and I/O bound; ignore's parallel walker runs it on
     // its own thread pool, one searcher per thread (as ripgrep does).
     walker.run(|| {
@@ -312,7 +341,23 @@ pub fn search(repo: &Repo, config: &Config, q: &TextSearch) -> Result<TextResult
     });
     let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(with_context(repo, &files, q))
+    let mut kept_aside = Vec::new();
+    if q.set_aside_built {
+        files.retain(|f| {
+            let rel = repo.rel(&f.path);
+            if !set_aside(&rel) {
+                return true;
+            }
+            kept_aside.push(FileCount {
+                file: rel,
+                matches: f.hits.len(),
+            });
+            false
+        });
+    }
+    let mut r = with_context(repo, &files, q);
+    r.set_aside = kept_aside;
+    Ok(r)
 }
 
 /// The matches of `files` (in order, at most `q.max_results`), each with
@@ -368,6 +413,7 @@ fn with_context(repo: &Repo, files: &[FileHits], q: &TextSearch) -> TextResult {
         matches,
         total,
         files_with_matches,
+        set_aside: Vec::new(),
     }
 }
 

@@ -344,6 +344,14 @@ async fn names_in_results_are_not_reads() {
         "env: COUPON_CODE\n",
     )
     .unwrap();
+    // Built and vendored files' matches are counted apart, unless the
+    // search is aimed at them.
+    std::fs::create_dir_all(dir.path().join("public/vendor/livewire")).unwrap();
+    std::fs::write(
+        dir.path().join("public/vendor/livewire/livewire.min.js"),
+        "var COUPON_CODE=1;\n",
+    )
+    .unwrap();
     let r = s
         .search_text_reply(params(serde_json::json!({"pattern": "COUPON_CODE"})))
         .await
@@ -352,6 +360,21 @@ async fn names_in_results_are_not_reads() {
         named(&r.shown),
         [".env.example", ".github/workflows/ci.yml"]
     );
+    assert_eq!((r.value.total, r.value.set_aside.len()), (2, 1));
+    assert!(
+        r.text.contains(
+            "+ 1 match(es) in 1 built or vendored file(s), not shown: public/vendor/livewire/livewire.min.js (1)"
+        ),
+        "{}",
+        r.text
+    );
+    let r = s
+        .search_text_reply(params(
+            serde_json::json!({"pattern": "COUPON_CODE", "path": "public/vendor"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(named(&r.shown), ["public/vendor/livewire/livewire.min.js"]);
     let r = s
         .search_text_reply(params(serde_json::json!({"pattern": "DB_FOREIGN_KEYS"})))
         .await

@@ -75,7 +75,11 @@ async def test_search_text(tmp_path):
         assert "ignored/secret.py" not in files and "assets/logo.bin" not in files
         assert {"app/auth/service.py", "app/cli.py"} <= files
 
+        # A minified file's matches are counted apart; a search aimed at it
+        # shows its huge line cut.
         r = await c.call("search_text", pattern="return b\\+1", max_results=1)
+        assert r["total"] == 0 and r["set_aside"] == [{"file": "web/vendor.min.js", "matches": 1}], r
+        r = await c.call("search_text", pattern="return b\\+1", path="web/vendor.min.js", max_results=1)
         assert r["total"] == 1 and len(r["matches"][0]["content"]) <= 401
 
         r = await c.call("search_text", pattern="INVOICE", case="insensitive", file_type="php")

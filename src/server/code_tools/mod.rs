@@ -27,6 +27,7 @@ use crate::session::{CallArgs, Tool};
 
 mod read;
 mod replies;
+mod search;
 
 pub(super) use read::read_lines;
 

@@ -7,10 +7,10 @@ use super::*;
 /// the session: below it the marker line costs about what the lines do.
 const ELIDE_MIN_LINES: usize = 4;
 
-/// Longest line (in bytes) a whole-file read leaves out as shown earlier:
-/// `search_text` cuts longer context lines (minified code), so such a line
-/// was not shown whole.
-const ELIDE_MAX_LINE_BYTES: usize = 400;
+/// Longest line (in chars) a whole-file read leaves out as shown earlier:
+/// `search_text` cuts longer lines, so such a line may not have been shown
+/// whole.
+const ELIDE_MAX_LINE_CHARS: usize = crate::search::text::MAX_LINE_CHARS;
 
 /// A file's lines an earlier reply of the session returned: first and
 /// last line (1-based, inclusive), the Unix seconds of the reply, the tool.
@@ -26,14 +26,14 @@ enum Piece<'a> {
 /// Lines `start..=end` (1-based) of `lines` as pieces: each run of at least
 /// [`ELIDE_MIN_LINES`] lines inside `earlier` (1-based inclusive ranges,
 /// merged and sorted) one [`Piece::Earlier`], unless a line of it is longer
-/// than [`ELIDE_MAX_LINE_BYTES`].
+/// than [`ELIDE_MAX_LINE_CHARS`].
 fn pieces<'a>(
     lines: &'a [String],
     start: usize,
     end: usize,
     earlier: &[(usize, usize)],
 ) -> Vec<Piece<'a>> {
-    let short = |n: usize| lines[n - 1].len() <= ELIDE_MAX_LINE_BYTES;
+    let short = |n: usize| lines[n - 1].chars().count() <= ELIDE_MAX_LINE_CHARS;
     let mut out = Vec::new();
     let mut n = start;
     while n <= end {
@@ -343,7 +343,7 @@ mod tests {
         );
         assert_eq!(shape(&pieces(&ls, 5, 12, &[(1, 11)])), [(5, 11), (12, 12)]);
         let mut long = lines(10);
-        long[5] = "x".repeat(ELIDE_MAX_LINE_BYTES + 1);
+        long[5] = "x".repeat(ELIDE_MAX_LINE_CHARS + 1);
         assert_eq!(
             shape(&pieces(&long, 1, 10, &[(1, 10)])),
             [(1, 5), (6, 6), (7, 10)]
