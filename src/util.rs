@@ -251,6 +251,32 @@ pub fn blade_view_path(name: &str) -> Option<String> {
     valid.then(|| format!("resources/views/{}.blade.php", name.replace('.', "/")))
 }
 
+/// The existing file (by `exists`) of a Blade view or component named as
+/// templates name it: the view ([`blade_view_path`]), else the anonymous
+/// component of that name, with or without its `x-` (`x-forms.input`,
+/// `transactions.template.ddefault` →
+/// `resources/views/components/transactions/template/ddefault.blade.php`,
+/// or its `index.blade.php`). A trial agent's `find_references` on a
+/// component's name matched only its last word (bench/README.md § Honest
+/// agent trial).
+pub fn blade_view_file(name: &str, exists: impl Fn(&str) -> bool) -> Option<String> {
+    let view = blade_view_path(name);
+    if let Some(v) = view.as_ref().filter(|v| exists(v)) {
+        return Some(v.clone());
+    }
+    let component = name.trim().strip_prefix("x-").unwrap_or(name.trim());
+    let path = blade_view_path(component)?;
+    let rest = path
+        .strip_prefix("resources/views/")?
+        .strip_suffix(".blade.php")?;
+    [
+        format!("resources/views/components/{rest}.blade.php"),
+        format!("resources/views/components/{rest}/index.blade.php"),
+    ]
+    .into_iter()
+    .find(|c| exists(c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,5 +342,25 @@ mod tests {
         assert_eq!(blade_view_path("Link::shortTitle"), None);
         assert_eq!(blade_view_path("mail::message"), None);
         assert_eq!(blade_view_path("a..b"), None);
+        let files = [
+            "resources/views/links/index.blade.php",
+            "resources/views/components/forms/input.blade.php",
+            "resources/views/components/card/index.blade.php",
+        ];
+        let exists = |f: &str| files.contains(&f);
+        assert_eq!(
+            blade_view_file("links.index", exists).as_deref(),
+            Some(files[0])
+        );
+        assert_eq!(
+            blade_view_file("forms.input", exists).as_deref(),
+            Some(files[1])
+        );
+        assert_eq!(
+            blade_view_file("x-forms.input", exists).as_deref(),
+            Some(files[1])
+        );
+        assert_eq!(blade_view_file("card", exists).as_deref(), Some(files[2]));
+        assert_eq!(blade_view_file("forms.select", exists), None);
     }
 }

@@ -145,6 +145,9 @@ mod tests {
             ("models.links.partials.single-simple", Some("single-simple")),
             ("obj.prop", None),
             ("a-", None),
+            ("App\\Imports\\Banking\\Transactions", Some("Transactions")),
+            ("App\\\\Imports\\\\Transactions", Some("Transactions")),
+            ("\\w+Controller", None),
         ] {
             assert_eq!(searched_identifier(pattern), name, "{pattern}");
         }

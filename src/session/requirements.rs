@@ -193,6 +193,15 @@ pub fn searched_identifier(pattern: &str) -> Option<&str> {
     if name(p) {
         return Some(p);
     }
+    // A qualified class name, as written or regex-escaped
+    // (`App\\Imports\\Banking\\Transactions`): its class. A trial agent's
+    // search for a class by its full name did not count.
+    if p.contains('\\') {
+        let mut segments = p.split('\\').filter(|s| !s.is_empty());
+        if segments.clone().count() > 1 && segments.clone().all(|s| name(s) && !s.contains('-')) {
+            return segments.next_back();
+        }
+    }
     // A dotted view name: each part a name, at least one with a `-`
     // (`obj.prop` stays a pattern, not a search for `prop`).
     (p.contains('-') && p.split('.').all(name)).then(|| p.rsplit('.').next().unwrap_or(p))
@@ -598,11 +607,11 @@ fn entry_points_gap(
             .collect();
         Some(if req.all_entry_points {
             format!(
-                "run find_references on each of {todo:?} (or search_text for the name: the uses it shows count)"
+                "run find_references on each of {todo:?} (or search_text for the name without `path`: the uses it shows count)"
             )
         } else {
             format!(
-                "run find_references on one of {todo:?} (or search_text for the name: the uses it shows count)"
+                "run find_references on one of {todo:?} (or search_text for the name without `path`: the uses it shows count)"
             )
         })
     } else {

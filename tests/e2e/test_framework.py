@@ -602,8 +602,10 @@ class BladeComponentServiceProvider
 """,
     "resources/views/front/pages/search.blade.php": """<x-app-layout title="Search">
     <livewire:search />
+    <x-posts.header :post="$post" />
 </x-app-layout>
 """,
+    "resources/views/components/posts/header.blade.php": "<h1>{{ $post->title }}</h1>\n",
     "resources/views/livewire/\u26a1search.blade.php": """<?php
 
 use Livewire\\Component;
@@ -628,12 +630,13 @@ Route::view('search', 'front.pages.search')->name('search');
 
 
 async def test_aliased_layouts_route_views_and_file_symbols(tmp_path):
-    """Shapes of a blog's trial tickets (bench/README.md § Honest agent
-    trial): a layout registered as a Blade component alias is used by every
-    `<x-alias>` and by its registration; `Route::view` renders its view; a
-    whole-repository search reads `.env.example`; a Livewire 4 single-file
-    component (`⚡search.blade.php`) and a root file (`.env.example`) are
-    symbols by their paths."""
+    """Shapes of the trial tickets of a blog and an accounting app
+    (bench/README.md § Honest agent trial): a layout registered as a Blade
+    component alias is used by every `<x-alias>` and by its registration;
+    `Route::view` renders its view; an anonymous component is found by its
+    name; a whole-repository search reads `.env.example`; a Livewire 4
+    single-file component (`⚡search.blade.php`) and a root file
+    (`.env.example`) are symbols by their paths."""
     repo = php_repo(tmp_path / "aliases", BLADE_ALIASES)
     async with serve(repo) as c:
         await c.wait_model()
@@ -645,6 +648,10 @@ async def test_aliased_layouts_route_views_and_file_symbols(tmp_path):
         ], r
         r = await c.call("find_references", symbol="front.pages.search")
         assert at(r) == [("routes/web.php", 5, "view")], r
+        # An anonymous component by the name templates give it.
+        for name in ["posts.header", "x-posts.header"]:
+            r = await c.call("find_references", symbol=name)
+            assert at(r) == [("resources/views/front/pages/search.blade.php", 3, "component")], r
         r = await c.call("search_text", pattern="COUPON_SUBSCRIBING")
         assert [m["file"] for m in r["matches"]] == [".env.example"], r
         sfc = "resources/views/livewire/\u26a1search.blade.php"

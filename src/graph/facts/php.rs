@@ -236,7 +236,20 @@ fn blade_aliases(
             c.get(i)
                 .map(|m| resolve_php(m.as_str(), namespace, imports))
         };
+        // A class named in a string (`'App\\View\\Alert'`) is a class too.
+        let fq = |m: regex::Match| {
+            m.as_str()
+                .replace("\\\\", "\\")
+                .trim_start_matches('\\')
+                .to_string()
+        };
         let (alias, target) = match (c.get(1), class(2), c.get(3), class(4)) {
+            (Some(first), None, Some(second), None) if first.as_str().contains('\\') => {
+                (second.as_str().to_string(), fq(first))
+            }
+            (Some(first), None, Some(second), None) if second.as_str().contains('\\') => {
+                (first.as_str().to_string(), fq(second))
+            }
             (Some(view), None, Some(alias), None) => {
                 f.refs.push(Ref {
                     kind: RefKind::View,

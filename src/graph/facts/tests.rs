@@ -279,3 +279,40 @@ fn artisan_commands_by_name() {
     let model = "<?php\nclass Tag extends Model { protected $name = 'tag'; }\n";
     assert!(extract("app/Models/Tag.php", model).commands.is_empty());
 }
+
+/// `Blade::component` aliases: a view's name first, a class on either
+/// side (as `::class` or in a string), as Laravel takes them.
+#[test]
+fn blade_component_aliases_name_their_targets() {
+    let f = crate::graph::facts::extract(
+        "app/Providers/AppServiceProvider.php",
+        r#"<?php
+namespace App\Providers;
+use App\Http\Components\AdComponent;
+class AppServiceProvider {
+    public function boot(): void {
+        Blade::component('ad', AdComponent::class);
+        Blade::component(AdComponent::class, 'banner');
+        Blade::component('front.layouts.app', 'app-layout');
+        Blade::component('App\\View\\Alert', 'alert');
+    }
+}
+"#,
+    );
+    assert_eq!(
+        f.component_aliases,
+        [
+            (
+                "ad".to_string(),
+                "App\\Http\\Components\\AdComponent".to_string()
+            ),
+            (
+                "banner".to_string(),
+                "App\\Http\\Components\\AdComponent".to_string()
+            ),
+            ("app-layout".to_string(), "front.layouts.app".to_string()),
+            ("alert".to_string(), "App\\View\\Alert".to_string()),
+        ]
+    );
+    assert_eq!(targets(&f, RefKind::View), ["front.layouts.app"]);
+}

@@ -194,15 +194,18 @@ impl CodeIntel {
         // the code graph resolves them (render, include, embed, `config()`,
         // import). A bare word stays a symbol (`index` is more often a
         // method than a view).
-        let is_file = |f: &String| self.shared.repo.resolve(f).is_ok_and(|f| f.is_file());
-        let view = crate::util::blade_view_path(&p.symbol)
-            .filter(|_| p.symbol.contains(['.', '-']))
+        let is_file = |f: &str| self.shared.repo.resolve(f).is_ok_and(|f| f.is_file());
+        let view = p
+            .symbol
+            .contains(['.', '-'])
+            .then(|| crate::util::blade_view_file(&p.symbol, is_file))
+            .flatten()
             .or_else(|| {
                 p.symbol
                     .contains('/')
                     .then(|| p.symbol.trim().trim_start_matches("./").to_string())
-            })
-            .filter(is_file);
+                    .filter(|f| is_file(f))
+            });
         let (name, class) = match &view {
             Some(v) => (crate::util::file_stem(v).to_string(), None),
             None => references::target(&p.symbol).ok_or_else(|| {

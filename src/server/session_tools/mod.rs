@@ -342,8 +342,8 @@ impl RepoFacts {
     /// its own definition, the whole of it; a file that defines classes or
     /// functions is named by them.
     fn file_symbol(&self, symbol: &str) -> Option<String> {
-        let exists = |f: &String| session::CodeFacts::file_exists(self, f);
-        if let Some(view) = crate::util::blade_view_path(symbol).filter(exists) {
+        let exists = |f: &str| session::CodeFacts::file_exists(self, f);
+        if let Some(view) = crate::util::blade_view_file(symbol, exists) {
             return Some(view);
         }
         // A path with a directory, or a file at the root with an extension
