@@ -493,6 +493,12 @@ impl Ranker {
         if !slots_for_tests {
             ranked.retain(|f| f.class != FileClass::Test);
         }
+        // One copy of a translation file: an application with two source
+        // locales (`resources/lang/en-GB/bills.php` and `en-US/bills.php`:
+        // akaunting, Cachet) had both copies take adjacent slots in trial
+        // replies (bench/README.md § Honest agent trial).
+        let mut translations = HashSet::new();
+        ranked.retain(|f| translation_group(&f.file).is_none_or(|g| translations.insert(g)));
         let rest = ranked.split_off(req.limit.min(ranked.len()));
         let mut also_check = match (graph, &related) {
             (Some(g), Some(r)) => partners::also_check(g, r, &ranked),
@@ -501,6 +507,7 @@ impl Ranker {
         if !slots_for_tests {
             also_check.retain(|f| f.class != FileClass::Test);
         }
+        also_check.retain(|f| translation_group(&f.file).is_none_or(|g| translations.insert(g)));
         fill(&mut ranked, rest, &also_check, req.fill_to);
         let tests = graph
             .map(|g| partners::tests(g, &ranked, &also_check))
@@ -526,6 +533,14 @@ impl Ranker {
             candidates,
         })
     }
+}
+
+/// A translation file's path with its locale as `*`
+/// (`resources/lang/en-GB/bills.php` → `resources/lang/*/bills.php`,
+/// `lang/en.json` → `lang/*.json`): the same for each locale's copy.
+fn translation_group(rel: &str) -> Option<String> {
+    let locale = classify::translation_locale(rel)?;
+    Some(rel.replacen(&format!("/{locale}"), "/*", 1))
 }
 
 /// Adds the next of `rest` (ranked files past the limit, best first) to
@@ -704,5 +719,22 @@ mod tests {
         assert_eq!(names(&ranked), ["a", "b"]);
         assert_eq!(limits(None), (QUERY_LIMIT, REPLY_FILES));
         assert_eq!(limits(Some(3)), (3, 0));
+    }
+
+    /// Each locale's copy of a translation file has one group.
+    #[test]
+    fn translation_copies_share_a_group() {
+        let g = |f| translation_group(f);
+        assert_eq!(
+            g("resources/lang/en-GB/bills.php"),
+            g("resources/lang/en-US/bills.php")
+        );
+        assert_eq!(
+            g("resources/lang/en-GB/bills.php").as_deref(),
+            Some("resources/lang/*/bills.php")
+        );
+        assert_eq!(g("lang/en.json").as_deref(), Some("lang/*.json"));
+        assert_ne!(g("lang/en/auth.php"), g("lang/en/bills.php"));
+        assert_eq!(g("app/Models/Bill.php"), None);
     }
 }
