@@ -173,6 +173,14 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/fk3", "f1b29b4",
      "freek.dev + Blade component aliases and Route::view in the code graph; search_text reads hidden files; "
      "root files and ⚡ views are symbols; a chunk shown whole reads its span (freek.dev in sample from here)"),
+    # akaunting/akaunting at 5b988adb (about 4,200 files, 1,936 indexed): no trial or change set had used it
+    # (its held-out find_references labels are of dfc1171cf).
+    ("trial-2026-11-28/ak1", "6d24caf",
+     "akaunting (accounting; Blade, Vue, modules; 1,936 indexed files), before: the build of the last stop"),
+    ("trial-2026-11-28/ak2", "0fcbc0f",
+     "akaunting + the freek.dev fixes; built and vendored search matches counted apart; a component by its "
+     "name; a class searched by its full name; one copy of a translation file (the last three from ak1's "
+     "reports)"),
 ]
 
 

@@ -386,6 +386,18 @@ async fn names_in_results_are_not_reads() {
         "{}",
         r.text
     );
+    let r = s
+        .search_text_reply(params(
+            serde_json::json!({"pattern": "DB_FOREIGN_KEYS", "path": "app/Models/"}),
+        ))
+        .await
+        .unwrap();
+    assert!(
+        r.text
+            .starts_with("0 match(es) in 0 file(s) (searched `app/Models`)"),
+        "{}",
+        r.text
+    );
 }
 
 /// `search_text`'s text names each file once, above its matches (as

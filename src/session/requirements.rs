@@ -422,6 +422,13 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
         let defs = (facts.definition_files)(s);
         if defs.is_empty() && created_by_change(s, u, facts) {
             created.push(s.clone());
+        } else if defs.is_empty() && (facts.file_exists)(s.trim().trim_start_matches("./")) {
+            // A file that defines symbols is named by them; an akaunting
+            // trial agent named a script by its path and was told only
+            // "no definition" (bench/README.md § Honest agent trial).
+            rejected.push(format!(
+                "`{s}` is a file that defines symbols: name the definitions the change edits (get_symbols with its path lists them)"
+            ));
         } else if defs.is_empty() {
             rejected.push(format!(
                 "symbol `{s}` has no definition in the repository (check the name with find_definitions; code the change creates counts when its class's file is in files_to_edit)"

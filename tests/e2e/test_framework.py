@@ -579,7 +579,8 @@ async def test_a_template_only_change_names_its_view(tmp_path):
         model = "app/Models/Link.php"
         claim = dict(session_id=sid, symbols_identified=[model], entry_points=[model], files_to_edit=[model])
         u = await c.call("submit_understanding", **claim)
-        assert any("no definition" in x for x in u["rejected_claims"]), u
+        assert any(f"`{model}` is a file that defines symbols: name the definitions" in x
+                   for x in u["rejected_claims"]), u
 
 
 BLADE_ALIASES = {

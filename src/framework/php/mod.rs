@@ -45,6 +45,8 @@ const RELATIONS: &[&str] = &[
 #[derive(Default)]
 struct ClassFacts {
     fqcn: String,
+    /// Declared `abstract`: a base class, with no table of its own.
+    is_abstract: bool,
     extends: Option<String>,
     traits: Vec<String>,
     injected: Vec<String>,
@@ -91,6 +93,9 @@ fn class_facts(class: Node, src: &str, names: &Names) -> ClassFacts {
         ..ClassFacts::default()
     };
     for k in named_children(class) {
+        if k.kind() == "abstract_modifier" {
+            f.is_abstract = true;
+        }
         if k.kind() == "base_clause" {
             f.extends = named_children(k)
                 .first()
@@ -279,9 +284,16 @@ fn class_meta(f: &ClassFacts, names: &Names, filament_file: bool) -> ClassMeta {
         class_meta.set(Fact::Framework(Framework::Laravel));
         class_meta.set(Fact::Role(Role::EloquentModel));
         let short = f.fqcn.rsplit('\\').next().unwrap_or("");
-        let table = f.table.clone().unwrap_or_else(|| plural_snake(short));
-        related.push(format!("table:{table}"));
-        class_meta.set(Fact::Table(table));
+        // An abstract base model has no table by the naming convention
+        // (akaunting's `App\Abstracts\Model` was said to be table `models`).
+        let table = f
+            .table
+            .clone()
+            .or_else(|| (!f.is_abstract).then(|| plural_snake(short)));
+        if let Some(table) = table {
+            related.push(format!("table:{table}"));
+            class_meta.set(Fact::Table(table));
+        }
         if !f.fillable.is_empty() {
             class_meta.set(Fact::Fillable(f.fillable.clone()));
         }
@@ -443,5 +455,39 @@ mod tests {
         assert_eq!(plural_snake("OrderItem"), "order_items");
         assert_eq!(plural_snake("Address"), "addresses");
         assert_eq!(snake("navigationIcon"), "navigation_icon");
+    }
+
+    /// An abstract base model has no conventional table; a concrete one
+    /// has, and an explicit `$table` wins either way.
+    #[test]
+    fn an_abstract_model_has_no_conventional_table() {
+        let table = |src: &str| {
+            let chunks =
+                crate::framework::chunk_source("app/Models/X.php", src, &Default::default());
+            chunks.iter().find(|c| c.kind == "class").and_then(|c| {
+                c.meta.iter().find_map(|f| match f {
+                    Fact::Table(t) => Some(t.clone()),
+                    _ => None,
+                })
+            })
+        };
+        let base = "use Illuminate\\Database\\Eloquent\\Model as Eloquent;\n";
+        assert_eq!(
+            table(&format!(
+                "<?php\nnamespace App\\Abstracts;\n{base}abstract class Model extends Eloquent {{}}\n"
+            )),
+            None
+        );
+        assert_eq!(
+            table(&format!(
+                "<?php\nnamespace App\\Models;\n{base}class Invoice extends Eloquent {{}}\n"
+            ))
+            .as_deref(),
+            Some("invoices")
+        );
+        assert_eq!(
+            table(&format!("<?php\nnamespace App\\Abstracts;\n{base}abstract class Model extends Eloquent {{ protected $table = 'things'; }}\n")).as_deref(),
+            Some("things")
+        );
     }
 }

@@ -24,6 +24,10 @@ impl CodeIntel {
         let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
         let shared = Arc::clone(&self.shared);
         let path = p.path.unwrap_or_default();
+        let scope = match path.trim().trim_start_matches("./").trim_end_matches('/') {
+            "." => String::new(),
+            s => s.to_string(),
+        };
         // A search not aimed at built or vendored files (by its path, or a
         // glob that picks files) counts their matches apart.
         let aimed = (!path.is_empty()
@@ -52,10 +56,12 @@ impl CodeIntel {
         // not tell a setting that is absent from a file that is not
         // searched (bench/README.md § Honest agent trial): an empty answer
         // says which files the search does not read.
-        let unread = if r.total == 0 {
-            " (gitignored and secret files such as .env are not searched)"
-        } else {
-            ""
+        // A search of one path names it: "0 match(es) in 0 file(s)" read
+        // to a trial agent as if the file it named was not searched.
+        let unread = match (r.total, scope.as_str()) {
+            (0, "") => " (gitignored and secret files such as .env are not searched)".to_string(),
+            (0, path) => format!(" (searched `{path}`)"),
+            _ => String::new(),
         };
         b.force(&format!(
             "{} match(es) in {} file(s){unread}\n",
