@@ -219,7 +219,10 @@ pub fn related_files(
             config,
             symbols,
             &name,
-            Some((&class, ns.as_deref())),
+            references::Owner::Member {
+                class: &class,
+                namespace: ns.as_deref(),
+            },
             &references::Within::default(),
             MAX_CALLERS,
         ) {

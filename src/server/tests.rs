@@ -334,28 +334,27 @@ async fn names_in_results_are_not_reads() {
     assert_eq!(read(&r.shown), [("app/Models/Order.php", 5, 11)]);
     assert!(!r.text.contains("not searched"), "{}", r.text);
 
-    // Hidden files are searched, secret ones are not; an empty answer
-    // says which files were not searched.
-    std::fs::write(dir.path().join(".env"), "DB_FOREIGN_KEYS=1\n").unwrap();
-    std::fs::write(dir.path().join(".env.example"), "COUPON_CODE=\n").unwrap();
-    std::fs::create_dir_all(dir.path().join(".github/workflows")).unwrap();
-    std::fs::write(
-        dir.path().join(".github/workflows/ci.yml"),
-        "env: COUPON_CODE\n",
-    )
-    .unwrap();
-    // Built and vendored files' matches are counted apart, unless the
-    // search is aimed at them.
-    std::fs::create_dir_all(dir.path().join("public/vendor/livewire")).unwrap();
-    std::fs::write(
-        dir.path().join("public/vendor/livewire/livewire.min.js"),
-        "var COUPON_CODE=1;\n",
-    )
-    .unwrap();
-    let r = s
-        .search_text_reply(params(serde_json::json!({"pattern": "COUPON_CODE"})))
-        .await
-        .unwrap();
+    // Hidden files are searched, secret ones are not; built and vendored
+    // files' matches are counted apart, unless the search is aimed at
+    // them; an empty answer says which files were not searched.
+    for (file, text) in [
+        (".env", "DB_FOREIGN_KEYS=1\n"),
+        (".env.example", "COUPON_CODE=\n"),
+        (".github/workflows/ci.yml", "env: COUPON_CODE\n"),
+        (
+            "public/vendor/livewire/livewire.min.js",
+            "var COUPON_CODE=1;\n",
+        ),
+    ] {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let search = |args: serde_json::Value| {
+        let s = &s;
+        async move { s.search_text_reply(params(args)).await.unwrap() }
+    };
+    let r = search(serde_json::json!({"pattern": "COUPON_CODE"})).await;
     assert_eq!(
         named(&r.shown),
         [".env.example", ".github/workflows/ci.yml"]
@@ -368,36 +367,21 @@ async fn names_in_results_are_not_reads() {
         "{}",
         r.text
     );
-    let r = s
-        .search_text_reply(params(
-            serde_json::json!({"pattern": "COUPON_CODE", "path": "public/vendor"}),
-        ))
-        .await
-        .unwrap();
+    let r = search(serde_json::json!({"pattern": "COUPON_CODE", "path": "public/vendor"})).await;
     assert_eq!(named(&r.shown), ["public/vendor/livewire/livewire.min.js"]);
-    let r = s
-        .search_text_reply(params(serde_json::json!({"pattern": "DB_FOREIGN_KEYS"})))
-        .await
-        .unwrap();
-    assert!(
-        r.text.starts_with(
-            "0 match(es) in 0 file(s) (gitignored and secret files such as .env are not searched)"
+    for (args, first) in [
+        (
+            serde_json::json!({"pattern": "DB_FOREIGN_KEYS"}),
+            "0 match(es) in 0 file(s) (gitignored and secret files such as .env are not searched)",
         ),
-        "{}",
-        r.text
-    );
-    let r = s
-        .search_text_reply(params(
+        (
             serde_json::json!({"pattern": "DB_FOREIGN_KEYS", "path": "app/Models/"}),
-        ))
-        .await
-        .unwrap();
-    assert!(
-        r.text
-            .starts_with("0 match(es) in 0 file(s) (searched `app/Models`)"),
-        "{}",
-        r.text
-    );
+            "0 match(es) in 0 file(s) (searched `app/Models`)",
+        ),
+    ] {
+        let r = search(args).await;
+        assert!(r.text.starts_with(first), "{}", r.text);
+    }
 }
 
 /// `search_text`'s text names each file once, above its matches (as
@@ -777,4 +761,55 @@ async fn a_whole_file_read_leaves_out_what_the_session_was_shown() {
     let p: ReadFileParams = params(serde_json::json!({"file": "app/Models/Order.php"}));
     let t = text(&s.read_file_reply(p).await.unwrap().into_result().unwrap());
     assert!(t.contains("8\t    public function total(): float"), "{t}");
+}
+
+/// A class named by its qualified name is found where PHP's name
+/// resolution makes the word that class: not another namespace's class of
+/// the same short name, a language string or a stylesheet.
+#[tokio::test]
+async fn a_qualified_class_is_found_where_php_resolves_it() {
+    let (dir, s) = repo();
+    for (file, text) in [
+        (
+            "app/Shop/Order.php",
+            "<?php\n\nnamespace App\\Shop;\n\nclass Order\n{\n    public function next(): Order\n    {\n        return new Order();\n    }\n}\n",
+        ),
+        (
+            "lang/en/orders.php",
+            "<?php\n\nreturn ['title' => 'Order'];\n",
+        ),
+        (
+            "resources/css/app.css",
+            "/* Order summary */\n.order { color: red; }\n",
+        ),
+    ] {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let lines = |symbol: &str| {
+        let s = &s;
+        let symbol = symbol.to_string();
+        async move {
+            let p: FindReferencesParams = params(serde_json::json!({"symbol": symbol}));
+            let r = s.find_references_reply(p).await.unwrap();
+            r.value
+                .references
+                .iter()
+                .map(|x| (x.file.clone(), x.line))
+                .collect::<Vec<_>>()
+        }
+    };
+    let service = "app/Services/OrderService.php".to_string();
+    assert_eq!(
+        lines("App\\Models\\Order").await,
+        [(service.clone(), 5), (service, 9)]
+    );
+    let shop = "app/Shop/Order.php".to_string();
+    assert_eq!(
+        lines("\\App\\Shop\\Order").await,
+        [(shop.clone(), 7), (shop, 9)]
+    );
+    // The short name still finds every use of the word.
+    assert!(lines("Order").await.len() > 4);
 }

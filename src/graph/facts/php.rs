@@ -181,7 +181,18 @@ pub(super) fn php(text: &str) -> FileFacts {
         .map_or(String::new(), |c| c[1].to_string());
     let imports = php_imports(&code);
     for (alias, fq) in &imports {
-        let at = code.find(alias.as_str()).unwrap_or(0);
+        // The import's own line: where its FQCN is written whole (not a
+        // longer name it begins), else the alias's first mention. The
+        // alias alone found `Import` inside an earlier
+        // `use …\Common\Import as ImportRequest;` and the reference
+        // pointed at that line (bench/README.md § Honest agent trial).
+        let whole = code.match_indices(fq.as_str()).find(|(i, m)| {
+            !code[i + m.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '\\')
+        });
+        let at = whole
+            .map(|(i, _)| i)
+            .or_else(|| code.find(alias.as_str()))
+            .unwrap_or(0);
         f.refs.push(Ref {
             kind: RefKind::Import,
             target: fq.clone(),

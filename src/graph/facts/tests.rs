@@ -316,3 +316,24 @@ class AppServiceProvider {
     );
     assert_eq!(targets(&f, RefKind::View), ["front.layouts.app"]);
 }
+
+/// An import's reference is on its own `use` line, also when its alias
+/// is written earlier inside another import (`…\Common\Import as
+/// ImportRequest` before `…\Banking\Transactions as Import`).
+#[test]
+fn an_import_is_on_its_own_line() {
+    let f = crate::graph::facts::extract(
+        "app/Http/Controllers/Banking/Transactions.php",
+        "<?php\nnamespace App\\Http\\Controllers\\Banking;\n\nuse App\\Http\\Requests\\Common\\Import as ImportRequest;\nuse App\\Imports\\Banking\\Transactions as Import;\nuse App\\Models\\Transaction;\nuse App\\Models\\TransactionTag;\n",
+    );
+    let line = |fq: &str| {
+        f.refs
+            .iter()
+            .find(|r| r.kind == RefKind::Import && r.target == fq)
+            .map(|r| r.line)
+    };
+    assert_eq!(line("App\\Http\\Requests\\Common\\Import"), Some(4));
+    assert_eq!(line("App\\Imports\\Banking\\Transactions"), Some(5));
+    assert_eq!(line("App\\Models\\Transaction"), Some(6));
+    assert_eq!(line("App\\Models\\TransactionTag"), Some(7));
+}

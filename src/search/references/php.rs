@@ -109,7 +109,7 @@ impl FileView {
     /// The FQCN `short` stands for on `line`: the qualified name written
     /// there (`\App\Models\Page`, `Models\Page`), else the file's import,
     /// else a class of the file's own namespace.
-    fn fqcn_of(&self, short: &str, line: &str) -> String {
+    pub(super) fn fqcn_of(&self, short: &str, line: &str) -> String {
         let qualified = Regex::new(&format!(r"([\w\\]*)\\{}\b", regex::escape(short)))
             .ok()
             .and_then(|re| {

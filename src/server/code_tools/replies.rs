@@ -238,12 +238,27 @@ impl CodeIntel {
                 references::add_uses(&shared.repo, &mut list, &uses, &scope, p.max_results);
                 return Ok(list);
             }
+            // A class by its qualified name: the uses PHP resolves to it.
+            let qualified = symbol.trim().trim_start_matches('\\');
+            let owner = match class.as_deref() {
+                Some(c) => references::Owner::Member {
+                    class: c,
+                    namespace: namespace.as_deref(),
+                },
+                None if qualified.contains('\\')
+                    && !qualified.contains("::")
+                    && name.starts_with(|c: char| c.is_uppercase()) =>
+                {
+                    references::Owner::Class(qualified)
+                }
+                None => references::Owner::Any,
+            };
             let mut list = references::find(
                 &shared.repo,
                 &shared.config,
                 &shared.symbols,
                 &name,
-                class.as_deref().map(|c| (c, namespace.as_deref())),
+                owner,
                 &scope,
                 p.max_results,
             )?;

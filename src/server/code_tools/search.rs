@@ -16,10 +16,17 @@ impl CodeIntel {
         &self,
         p: SearchTextParams,
     ) -> Result<Reply<text::TextResult>, ToolError> {
-        if !(1..=2000).contains(&p.max_results) || p.context_lines > 20 {
-            return Err(ToolError::invalid(
-                "max_results must be 1-2000 and context_lines 0-20",
-            ));
+        if !(1..=2000).contains(&p.max_results) {
+            return Err(ToolError::invalid(format!(
+                "max_results is {}: give 1-2000",
+                p.max_results
+            )));
+        }
+        if p.context_lines > 20 {
+            return Err(ToolError::invalid(format!(
+                "context_lines is {}: give 0-20",
+                p.context_lines
+            )));
         }
         let max_tokens = check_max_tokens(p.max_tokens, 1500).map_err(ToolError::invalid)?;
         let shared = Arc::clone(&self.shared);
