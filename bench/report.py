@@ -181,6 +181,9 @@ TRIAL_ARMS = [
      "akaunting + the freek.dev fixes; built and vendored search matches counted apart; a component by its "
      "name; a class searched by its full name; one copy of a translation file (the last three from ak1's "
      "reports)"),
+    ("trial-2026-11-28/ak3", "b37d225",
+     "akaunting + search_text with a path names it when nothing matched; a file that defines symbols is told "
+     "to name them; no conventional table for an abstract model"),
 ]
 
 
