@@ -187,8 +187,8 @@ impl FileFacts {
 /// views' requests, TypeScript type declarations; 8: `Model::factory()`
 /// calls; 9: a Laravel test's HTTP calls (`$this->postJson('/api/x')`);
 /// 10: every line of a request, not only a file's first to its target;
-/// 11: Artisan commands by name; 12: Blade component aliases and
-/// `Route::view`.
+/// 11: Artisan commands by name; 12: Blade component aliases,
+/// `Route::view`, an import on its own line.
 pub const FACTS_VERSION: u32 = 12;
 
 /// Most references kept per file (a generated file can name thousands).

@@ -37,8 +37,8 @@ impl CodeIntel {
         };
         // A search not aimed at built or vendored files (by its path, or a
         // glob that picks files) counts their matches apart.
-        let aimed = (!path.is_empty()
-            && (text::set_aside(&path) || text::set_aside(&format!("{path}/x.js"))))
+        let aimed = (!scope.is_empty()
+            && (text::set_aside(&scope) || text::set_aside(&format!("{scope}/x.js"))))
             || p.glob.as_deref().is_some_and(|g| !g.starts_with('!'));
         let q = TextSearch {
             pattern: p.pattern,
@@ -59,12 +59,11 @@ impl CodeIntel {
         };
         let mut r = blocking(move || text::search(&shared.repo, &shared.config, &q)).await??;
         let mut b = Budget::new(max_tokens);
-        // Trial agents searching for a setting that lives in `.env` could
-        // not tell a setting that is absent from a file that is not
-        // searched (bench/README.md § Honest agent trial): an empty answer
-        // says which files the search does not read.
-        // A search of one path names it: "0 match(es) in 0 file(s)" read
-        // to a trial agent as if the file it named was not searched.
+        // An empty answer says what was searched (bench/README.md § Honest
+        // agent trial): over the whole repository, which files it does not
+        // read (agents could not tell a setting absent from one in an
+        // unsearched `.env`); over a path, that path ("0 match(es) in 0
+        // file(s)" read as if the file named was not searched).
         let unread = match (r.total, scope.as_str()) {
             (0, "") => " (gitignored and secret files such as .env are not searched)".to_string(),
             (0, path) => format!(" (searched `{path}`)"),
