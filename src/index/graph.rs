@@ -164,6 +164,36 @@ pub fn uses_by_name(graph: &CodeGraph, class: &str) -> Vec<(String, u64, &'stati
     inn_uses(graph, &graph.graph.class_files(class), by_name)
 }
 
+/// The parents, interfaces and traits of `class` (qualified or not) that
+/// the repository does not define (a package's, the framework's), sorted:
+/// what calls a method the class overrides, and `find_references` does
+/// not search. None unless exactly one file defines the class, or when it
+/// cannot be read.
+pub fn outside_parents(repo: &crate::repo::Repo, graph: &CodeGraph, class: &str) -> Vec<String> {
+    let [file] = graph.graph.class_files(class)[..] else {
+        return Vec::new();
+    };
+    let Some(text) = repo
+        .resolve(file)
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = crate::graph::facts::extract(file, &text)
+        .refs
+        .into_iter()
+        .filter(|r| {
+            r.kind == crate::graph::RefKind::Extends
+                && graph.graph.class_files(&r.target).is_empty()
+        })
+        .map(|r| r.target)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The uses of the file `file` (repo-relative) as the code graph resolves
 /// them: a Blade view rendered or included (`view('…')`, `@include`:
 /// `view`) or embedded (`<x-…>`: `component`), a config file read

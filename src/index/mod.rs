@@ -29,7 +29,8 @@ mod walk;
 
 use fulltext::*;
 pub use graph::{
-    CodeGraph, GraphCache, action_requests, file_uses, related_files, seeds, uses_by_name,
+    CodeGraph, GraphCache, action_requests, file_uses, outside_parents, related_files, seeds,
+    uses_by_name,
 };
 pub use state::*;
 use vectors::*;

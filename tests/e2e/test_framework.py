@@ -627,6 +627,20 @@ use Illuminate\\Support\\Facades\\Route;
 Route::view('search', 'front.pages.search')->name('search');
 """,
     ".env.example": "APP_NAME=Blog\nCOUPON_SUBSCRIBING=\n",
+    "app/Exceptions/Handler.php": """<?php
+
+namespace App\\Exceptions;
+
+use Illuminate\\Foundation\\Exceptions\\Handler as ExceptionHandler;
+
+class Handler extends ExceptionHandler
+{
+    protected function unauthenticated($request, $exception)
+    {
+        return redirect()->guest(route('login'));
+    }
+}
+""",
 }
 
 
@@ -635,7 +649,8 @@ async def test_aliased_layouts_route_views_and_file_symbols(tmp_path):
     (bench/README.md § Honest agent trial): a layout registered as a Blade
     component alias is used by every `<x-alias>` and by its registration;
     `Route::view` renders its view; an anonymous component is found by its
-    name; a whole-repository search reads `.env.example`; a Livewire 4
+    name; a method the framework calls names the parent it overrides; a
+    whole-repository search reads `.env.example`; a Livewire 4
     single-file component (`⚡search.blade.php`) and a root file
     (`.env.example`) are symbols by their paths."""
     repo = php_repo(tmp_path / "aliases", BLADE_ALIASES)
@@ -653,6 +668,10 @@ async def test_aliased_layouts_route_views_and_file_symbols(tmp_path):
         for name in ["posts.header", "x-posts.header"]:
             r = await c.call("find_references", symbol=name)
             assert at(r) == [("resources/views/front/pages/search.blade.php", 3, "component")], r
+        # A method the framework calls: no caller here, and the reply says
+        # which parent is outside the repository.
+        r = await c.call("find_references", symbol="Handler::unauthenticated")
+        assert r["total"] == 0 and r["outside_parents"] == ["Illuminate\\Foundation\\Exceptions\\Handler"], r
         r = await c.call("search_text", pattern="COUPON_SUBSCRIBING")
         assert [m["file"] for m in r["matches"]] == [".env.example"], r
         sfc = "resources/views/livewire/\u26a1search.blade.php"

@@ -95,6 +95,15 @@ pub struct ReferenceList {
     #[serde(skip)]
     #[schemars(skip)]
     pub classes: Vec<String>,
+    /// When no use resolved to a member's class: the classes and
+    /// interfaces it extends, implements or uses that are not in the
+    /// repository (a package's, the framework's). A method it overrides
+    /// is called from there, which is not searched: a trial's
+    /// `Transactions::map` (Maatwebsite Excel's `WithMapping`) and
+    /// `Handler::unauthenticated` (Laravel's handler) had no caller and
+    /// the reply did not say why (bench/README.md § Honest agent trial).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outside_parents: Vec<String>,
 }
 
 /// Unresolved bare-name matches listed when no use resolved.
@@ -466,6 +475,7 @@ pub fn find(
         } else {
             Vec::new()
         },
+        outside_parents: Vec::new(),
     })
 }
 

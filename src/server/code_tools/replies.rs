@@ -230,6 +230,7 @@ impl CodeIntel {
             .as_deref()
             .map(|c| format!(", or for the class `{c}`,"))
             .unwrap_or_default();
+        let class_name = class.clone().unwrap_or_default();
         let mut list = blocking(move || {
             if let Some(v) = view {
                 let graph = shared.graph.get(&shared.repo);
@@ -288,6 +289,16 @@ impl CodeIntel {
                 let uses = crate::index::uses_by_name(&graph, symbol.trim());
                 references::add_uses(&shared.repo, &mut list, &uses, &scope, p.max_results);
             }
+            // No caller of a member: say which of its class's parents are
+            // outside the repository (they call what it overrides).
+            if list.total == 0
+                && class.is_some()
+                && let (Some(qualifier), _) = crate::search::symbols::split_qualified(&symbol)
+            {
+                let graph = shared.graph.get(&shared.repo);
+                list.outside_parents =
+                    crate::index::outside_parents(&shared.repo, &graph, &qualifier);
+            }
             Ok::<_, crate::search::text::TextSearchError>(list)
         })
         .await??;
@@ -319,6 +330,17 @@ impl CodeIntel {
             for r in &list.uncertain {
                 b.force(&format!("{}:{}: {}\n", r.file, r.line, r.content));
             }
+        }
+        if !list.outside_parents.is_empty() {
+            b.force(&format!(
+                "`{}` extends, implements or uses {} from outside the repository: a method it overrides is called from there, which is not searched\n",
+                class_name,
+                list.outside_parents
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         b.force(&format!(
             "{} reference(s){}\n",
