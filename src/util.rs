@@ -260,21 +260,34 @@ pub fn blade_view_path(name: &str) -> Option<String> {
 /// component's name matched only its last word (bench/README.md § Honest
 /// agent trial).
 pub fn blade_view_file(name: &str, exists: impl Fn(&str) -> bool) -> Option<String> {
-    let view = blade_view_path(name);
-    if let Some(v) = view.as_ref().filter(|v| exists(v)) {
-        return Some(v.clone());
+    if let Some(v) = blade_view_path(name).filter(|v| exists(v)) {
+        return Some(v);
     }
     let component = name.trim().strip_prefix("x-").unwrap_or(name.trim());
     let path = blade_view_path(component)?;
     let rest = path
         .strip_prefix("resources/views/")?
         .strip_suffix(".blade.php")?;
+    anonymous_component_files(rest)
+        .into_iter()
+        .find(|c| exists(c))
+}
+
+/// The files an anonymous Blade component at `path` (`/`-separated under
+/// `resources/views/components/`: `forms/input`) may be, in the order
+/// Laravel tries them: `forms/input.blade.php`, `forms/input/index.blade.php`.
+pub fn anonymous_component_files(path: &str) -> [String; 2] {
     [
-        format!("resources/views/components/{rest}.blade.php"),
-        format!("resources/views/components/{rest}/index.blade.php"),
+        format!("resources/views/components/{path}.blade.php"),
+        format!("resources/views/components/{path}/index.blade.php"),
     ]
-    .into_iter()
-    .find(|c| exists(c))
+}
+
+/// Whether a symbol reads as a file's path rather than a bare name: it has
+/// a directory, or an extension (`.env.example`, `composer.json`) and no
+/// `::` (`Order` and `Order::total` do not).
+pub fn names_a_file(symbol: &str) -> bool {
+    symbol.contains('/') || symbol.contains('.') && !symbol.contains("::")
 }
 
 #[cfg(test)]

@@ -213,10 +213,7 @@ impl<'a> Resolver<'a> {
                     return files.clone();
                 }
                 let path = name.replace('.', "/");
-                let mut out = self.existing([
-                    format!("resources/views/components/{path}.blade.php"),
-                    format!("resources/views/components/{path}/index.blade.php"),
-                ]);
+                let mut out = self.existing(crate::util::anonymous_component_files(&path));
                 let class = format!("App\\View\\Components\\{}", studly_path(name));
                 out.extend(
                     self.classes
@@ -480,12 +477,9 @@ impl Graph {
                     self.files.contains(&view).then_some(view)
                 }
             } else {
-                [
-                    format!("resources/views/components/{path}.blade.php"),
-                    format!("resources/views/components/{path}/index.blade.php"),
-                ]
-                .into_iter()
-                .find(|v| self.files.contains(v))
+                crate::util::anonymous_component_files(&path)
+                    .into_iter()
+                    .find(|v| self.files.contains(v))
             };
             if let Some(f) = found.filter(|f| !out.contains(f)) {
                 out.push(f);

@@ -420,12 +420,14 @@ fn claims<'u>(u: &'u Understanding, facts: &Facts<'_>) -> Claims<'u> {
             continue;
         }
         let defs = (facts.definition_files)(s);
+        let path = s.trim().trim_start_matches("./");
         if defs.is_empty() && created_by_change(s, u, facts) {
             created.push(s.clone());
-        } else if defs.is_empty() && (facts.file_exists)(s.trim().trim_start_matches("./")) {
-            // A file that defines symbols is named by them; an akaunting
-            // trial agent named a script by its path and was told only
-            // "no definition" (bench/README.md § Honest agent trial).
+        } else if defs.is_empty() && crate::util::names_a_file(path) && (facts.file_exists)(path) {
+            // A file path that is no file symbol names a file that defines
+            // symbols, which are its names; an akaunting trial agent named
+            // a script by its path and was told only "no definition"
+            // (bench/README.md § Honest agent trial).
             rejected.push(format!(
                 "`{s}` is a file that defines symbols: name the definitions the change edits (get_symbols with its path lists them)"
             ));

@@ -346,11 +346,11 @@ impl RepoFacts {
         if let Some(view) = crate::util::blade_view_file(symbol, exists) {
             return Some(view);
         }
-        // A path with a directory, or a file at the root with an extension
-        // (`.env.example`, `composer.json`): not a bare name (`Order`).
         let path = symbol.trim().trim_start_matches("./").to_string();
-        let file_like = path.contains('/') || path.contains('.') && !path.contains("::");
-        (file_like && exists(&path) && !self.defs.iter().any(|(f, _)| *f == path)).then_some(path)
+        (crate::util::names_a_file(&path)
+            && exists(&path)
+            && !self.defs.iter().any(|(f, _)| *f == path))
+        .then_some(path)
     }
 }
 
