@@ -34,7 +34,7 @@ import sets
 from bench import BIN, env
 
 FEATURES = ["keyword", "chunk_keyword", "vector", "path", "definition", "identifier", "kind", "support",
-            "graph", "cochange", "quoted", "recency", "named"]
+            "graph", "cochange", "quoted", "recency", "named", "phrase"]
 CLASSES = ["test", "docs", "config", "example", "generated", "vendored", "lock", "l10n"]
 
 

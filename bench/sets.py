@@ -203,7 +203,11 @@ def tickets(repo, snap, path: Path, split="dev"):
         if split != "all" and part != split:
             continue
         if sha not in files:
-            changed = git(repo, "show", "--no-renames", "--format=%cI", "--name-only", sha).split("\n")
+            # A pull request's merge commit: its change is the diff against
+            # the first parent (without -m, `git show` lists only the files
+            # both parents changed).
+            changed = git(repo, "show", "-m", "--first-parent", "--no-renames", "--format=%cI",
+                          "--name-only", sha).split("\n")
             files[sha] = (changed[0].strip(), [f for f in changed[1:] if f.strip() and f in present])
         date, changed = files[sha]
         rel = sorted(f for f in changed if is_source(f))

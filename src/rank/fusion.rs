@@ -24,6 +24,11 @@
 //! - `quoted`: share of the request's quoted texts (a button label, a
 //!   heading) the file holds, directly or through a translation key
 //!   ([`super::quoted`]);
+//! - `recency`, `named`: how lately the file changed; the request names
+//!   its path;
+//! - `phrase`: adjacent words of the request that are adjacent words of
+//!   the file's path ("Settings > Categories" →
+//!   `app/Http/Controllers/Settings/Categories.php`; [`super::named`]);
 //! - the class prior: a fitted bonus per file class (source 0), unless the
 //!   query asks for that class ("the test for…").
 
@@ -123,6 +128,15 @@ pub struct Features {
         serialize_with = "crate::util::round4"
     )]
     pub named: f32,
+    /// Adjacent words of the request that are adjacent words of the
+    /// file's path ("Settings > Categories", "Profit & Loss";
+    /// [`crate::rank::plan::QueryPlan::phrase_score`]): 0.5 a pair, 1 two.
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "crate::util::round4"
+    )]
+    pub phrase: f32,
 }
 
 impl Features {
@@ -143,6 +157,7 @@ impl Features {
             + w.quoted * f64::from(self.quoted)
             + w.recency * f64::from(self.recency)
             + w.named * f64::from(self.named)
+            + w.phrase * f64::from(self.phrase)
             + prior) as f32
     }
 }

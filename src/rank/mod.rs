@@ -31,6 +31,7 @@ mod proptests;
 pub mod quoted;
 mod semantic;
 pub mod value_check;
+mod words;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};

@@ -41,9 +41,147 @@ pub fn names_file(paths: &[String], file: &str) -> bool {
     })
 }
 
+/// Path words that say nothing of a feature: source roots, framework
+/// directories and file extensions (`app/Http/Controllers/…/x.blade.php`).
+const PATH_NOISE: &[&str] = &[
+    "app",
+    "src",
+    "http",
+    "controllers",
+    "resources",
+    "views",
+    "view",
+    "components",
+    "php",
+    "blade",
+    "vue",
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "py",
+    "rb",
+    "go",
+    "rs",
+    "scss",
+    "css",
+    "json",
+    "index",
+];
+
+/// A pair of adjacent words, stemmed ([`super::words::stem`]) and in
+/// alphabetical order (`list of songs` and `SongList` give the same pair).
+pub type WordPair = (String, String);
+
+fn pair(a: &str, b: &str) -> WordPair {
+    let (a, b) = (super::words::stem(a), super::words::stem(b));
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+/// Adjacent word pairs of a request's phrases: its ASCII words in order,
+/// keywords only ([`super::words::is_keyword`]), a phrase
+/// broken at sentence punctuation, quotes, brackets and any non-ASCII
+/// character (a Japanese particle between two English labels), while `>`,
+/// `&`, `-`, `/` and identifiers' word boundaries join (`Settings >
+/// Categories`, `Profit & Loss`, `ProfitLoss`). The `phrase` fusion
+/// feature (docs/ranking.md) matches them to a path's adjacent words.
+pub fn phrase_pairs(query: &str) -> Vec<WordPair> {
+    let mut out: Vec<WordPair> = Vec::new();
+    for phrase in query.split(|c: char| {
+        !(c.is_ascii_alphanumeric() || matches!(c, ' ' | '\t' | '>' | '&' | '-' | '/' | '_' | '\\'))
+    }) {
+        let words: Vec<String> = crate::util::split_identifier(phrase)
+            .split_whitespace()
+            .filter(|w| super::words::is_keyword(w))
+            .map(str::to_string)
+            .collect();
+        for w in words.windows(2) {
+            let p = pair(&w[0], &w[1]);
+            if p.0 != p.1 && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Adjacent word pairs of a repo-relative path, across directory
+/// boundaries (`Settings/Categories.php` → settings·categories), without
+/// [`PATH_NOISE`] words, nor a migration's `create` and `table`.
+pub fn path_pairs(file: &str) -> Vec<WordPair> {
+    // A migration is named for its table (`create_shop_products_table`):
+    // "the products table" of a ticket is a page's table, not the schema.
+    let migration = file.split('/').any(|s| s == "migrations");
+    let words: Vec<String> = crate::util::split_identifier(file)
+        .split_whitespace()
+        .filter(|w| !PATH_NOISE.contains(w))
+        .filter(|w| !(migration && matches!(*w, "table" | "tables" | "create")))
+        .map(str::to_string)
+        .collect();
+    words
+        .windows(2)
+        .map(|w| pair(&w[0], &w[1]))
+        .filter(|p| p.0 != p.1)
+        .collect()
+}
+
+/// The `phrase` feature: how many of `pairs` ([`phrase_pairs`]) the path
+/// of `file` holds ([`path_pairs`]), two or more giving 1.
+pub fn phrase_score(pairs: &[WordPair], file: &str) -> f32 {
+    if pairs.is_empty() {
+        return 0.0;
+    }
+    let mut own = path_pairs(file);
+    own.dedup();
+    let n = own.iter().filter(|p| pairs.contains(p)).count();
+    (n as f32 / 2.0).min(1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::rank::plan::plan;
+
+    /// Menu paths, labels and camel-cased names of a request match a
+    /// path's adjacent words in either order; a Japanese particle or a
+    /// sentence break ends a phrase.
+    #[test]
+    fn a_request_names_paths_by_adjacent_words() {
+        let p = plan(
+            "Under Settings > Categories the Profit & Loss report fails. \
+             Sales > Customers > Import breaks. The list of songs. Income や Expense",
+        );
+        let s = |f: &str| p.phrase_score(f);
+        assert_eq!(s("app/Http/Controllers/Settings/Categories.php"), 0.5);
+        assert_eq!(
+            s("resources/views/settings/categories/index.blade.php"),
+            0.5
+        );
+        assert_eq!(s("app/Reports/ProfitLoss.php"), 0.5);
+        assert_eq!(s("app/Imports/Sales/Customers.php"), 0.5);
+        assert_eq!(s("resources/js/SongList.vue"), 0.5);
+        assert_eq!(s("app/Http/Controllers/Sales/Customers/Import.php"), 1.0);
+        assert_eq!(s("app/Http/Controllers/Settings/Taxes.php"), 0.0);
+        assert_eq!(
+            s("app/Reports/IncomeExpense.php"),
+            0.0,
+            "や breaks the phrase"
+        );
+        assert_eq!(s("app/Reports/ReportFail.php"), 0.5, "stemmed: fails");
+        assert_eq!(s("app/SalesFail.php"), 0.0, "a full stop breaks the phrase");
+        assert_eq!(plan("Settings").phrase_score("settings/x.php"), 0.0);
+        let m = "database/migrations/2021_12_13_164519_create_shop_products_table.php";
+        assert_eq!(plan("The products table is crowded").phrase_score(m), 0.0);
+        assert_eq!(plan("Shop products need a weight").phrase_score(m), 0.5);
+        // Japanese: translated terms joined directly or by の form a
+        // phrase; another particle breaks it.
+        let edit = "resources/views/sales/invoices/edit.blade.php";
+        assert_eq!(
+            plan("Invoice の編集画面を開くと落ちる").phrase_score(edit),
+            0.5
+        );
+        assert_eq!(plan("Invoice を編集すると落ちる").phrase_score(edit), 0.0);
+    }
 
     /// Paths a request names, a traceback's included, match the
     /// repo-relative file they end with, at a `/`; a URL, a bare file name

@@ -3,7 +3,7 @@
 //! glossary, framework chunk kinds hinted, heuristic slots and the tools to
 //! call next. Words only, no model.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -11,6 +11,9 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::session::SlotName;
 use crate::util::split_identifier;
+
+use super::words::keywords_of;
+pub use super::words::stem;
 
 /// The seed glossary (`assets/glossary/ja-en.tsv`): Japanese term → English
 /// words, longest terms first (a term inside a longer matched one is
@@ -51,22 +54,6 @@ fn parse_glossary(text: &str, general_only: bool) -> Vec<(String, Vec<String>)> 
     g.sort_by_key(|(ja, _)| std::cmp::Reverse(ja.chars().count()));
     g
 }
-
-/// English stopwords out of keywords: the verbs every request has, and
-/// NLTK's English list but its words of place, time and amount (`before`,
-/// `more`, `only`: a ticket's behaviour; bench/README.md § Change sets).
-#[rustfmt::skip]
-const STOPWORDS: &[&str] = &[
-    "the", "and", "for", "from", "with", "that", "this", "what", "where", "when", "which", "who",
-    "how", "why", "are", "was", "were", "is", "be", "been", "does", "do", "did", "can", "could",
-    "should", "would", "will", "into", "onto", "our", "your", "my", "its", "it", "to", "of", "in",
-    "on", "at", "by", "an", "a", "or", "not", "all", "any", "some", "there", "here", "want", "need",
-    "please", "make", "let", "get", "set", "use", "using", "used", "about", "code", "you", "myself",
-    "ours", "ourselves", "yours", "yourself", "yourselves", "him", "his", "himself", "she", "her",
-    "hers", "herself", "itself", "they", "them", "their", "theirs", "themselves", "whom", "these",
-    "those", "being", "have", "has", "had", "having", "doing", "but", "because", "until", "while",
-    "through", "then", "than", "too", "very", "just", "own", "such",
-];
 
 /// Framework chunk kinds hinted by keyword stems (see [`stem`]); `field` is a form's, not a column (bench/README.md § Honest agent trial: "an empty search field" hinted migrations).
 const KIND_HINTS: &[(&str, &[&str])] = &[
@@ -144,32 +131,6 @@ const TRIGGER_WORDS: &[&str] = &[
     "when", "after", "before", "if", "時", "とき", "際", "後", "前",
 ];
 
-/// English stem for lexical matching: one of `ies`→`y`, `ing`, `ed`,
-/// `es`, `s` is stripped from words longer than 4 chars, then a trailing
-/// `e` (`stored`, `store`, `stores`, `storing` → `stor`).
-pub fn stem(word: &str) -> String {
-    let w = word.to_lowercase();
-    let mut s = w.as_str();
-    let owned;
-    if s.len() > 4 {
-        if let Some(x) = s.strip_suffix("ies") {
-            owned = format!("{x}y");
-            s = owned.as_str();
-        } else if let Some(x) = s
-            .strip_suffix("ing")
-            .or_else(|| s.strip_suffix("ed"))
-            .or_else(|| s.strip_suffix("es"))
-            .or_else(|| s.strip_suffix('s'))
-        {
-            s = x;
-        }
-    }
-    s.strip_suffix('e')
-        .filter(|x| x.len() >= 3)
-        .unwrap_or(s)
-        .to_string()
-}
-
 /// How a Japanese term was brought to English.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
@@ -237,6 +198,11 @@ pub struct QueryPlan {
     /// paths.
     #[serde(skip)]
     pub named_paths: Vec<String>,
+    /// Adjacent keyword pairs of the request's phrases
+    /// ([`super::named::phrase_pairs`]): [`QueryPlan::phrase_score`]
+    /// matches them to a path's.
+    #[serde(skip)]
+    pub phrase_pairs: Vec<super::named::WordPair>,
 }
 
 /// Which script a run of Japanese text is in.
@@ -381,6 +347,12 @@ impl QueryPlan {
     pub fn names_file(&self, file: &str) -> bool {
         super::named::names_file(&self.named_paths, file)
     }
+
+    /// The `phrase` feature of `file` (0, 0.5 or 1;
+    /// [`super::named::phrase_score`]).
+    pub fn phrase_score(&self, file: &str) -> f32 {
+        super::named::phrase_score(&self.phrase_pairs, file)
+    }
 }
 
 /// Builds the plan for one request. Japanese terms are translated by the
@@ -460,20 +432,10 @@ pub fn plan(query: &str) -> QueryPlan {
         reasoning: String::new(),
         english,
         named_paths: super::named::named_paths(&query),
+        phrase_pairs: Vec::new(),
     };
     p.finish(&query);
     p
-}
-
-/// Lowercase keywords of `words`: stop words and words under 3 chars
-/// dropped, one per stem.
-fn keywords_of(words: impl Iterator<Item = String>) -> Vec<String> {
-    let mut seen = HashSet::new();
-    words
-        .map(|w| w.to_lowercase())
-        .filter(|w| w.len() >= 3 && !STOPWORDS.contains(&w.as_str()))
-        .filter(|w| seen.insert(stem(w)))
-        .collect()
 }
 
 /// The words of `t` an English rendering uses: the main sense of a glossary
@@ -500,7 +462,17 @@ impl QueryPlan {
     /// request without Japanese or with no term translated.
     pub fn english_rendering(&self, query: &str) -> Option<String> {
         let query: String = query.nfkc().collect();
-        if !is_japanese(&query) || self.translated.is_empty() {
+        self.rendering(&query, false)
+    }
+
+    /// [`QueryPlan::english_rendering`] of an NFKC-normalised `query`; with
+    /// `phrases`, a `.` stands where a phrase breaks (an untranslated
+    /// character other than the noun-joining `の`: a particle, a
+    /// punctuation mark) and ASCII runs stay whole (`Settings > Categories`),
+    /// for [`super::named::phrase_pairs`]: `請求書の編集画面を開く` → `invoice
+    /// edit screen . open`.
+    fn rendering(&self, query: &str, phrases: bool) -> Option<String> {
+        if !is_japanese(query) || self.translated.is_empty() {
             return None;
         }
         let mut out: Vec<&str> = Vec::new();
@@ -522,18 +494,31 @@ impl QueryPlan {
                 continue;
             }
             if let Some(from) = ascii_from.take() {
-                out.extend(query[from..i].split(|c: char| !c.is_ascii_alphanumeric()));
+                if phrases {
+                    out.push(&query[from..i]);
+                } else {
+                    out.extend(query[from..i].split(|c: char| !c.is_ascii_alphanumeric()));
+                }
             }
             match term {
                 Some((len, words)) => {
                     out.extend(words);
                     i += len;
                 }
-                None => i += c.len_utf8(),
+                None => {
+                    if phrases && c != 'の' && out.last() != Some(&".") {
+                        out.push(".");
+                    }
+                    i += c.len_utf8();
+                }
             }
         }
         if let Some(from) = ascii_from {
-            out.extend(query[from..].split(|c: char| !c.is_ascii_alphanumeric()));
+            if phrases {
+                out.push(&query[from..]);
+            } else {
+                out.extend(query[from..].split(|c: char| !c.is_ascii_alphanumeric()));
+            }
         }
         out.retain(|w| !w.is_empty());
         Some(out.join(" "))
@@ -567,6 +552,14 @@ impl QueryPlan {
             .iter()
             .flat_map(|t| t.words.iter().map(|(w, _)| w.clone()));
         self.keywords = keywords_of(self.english.iter().cloned().chain(translated_words));
+        self.phrase_pairs = super::named::phrase_pairs(query);
+        if let Some(rendered) = self.rendering(query, true) {
+            for p in super::named::phrase_pairs(&rendered) {
+                if !self.phrase_pairs.contains(&p) {
+                    self.phrase_pairs.push(p);
+                }
+            }
+        }
         let stems: Vec<String> = self.keywords.iter().map(|k| stem(k)).collect();
         self.kind_hints.clear();
         for (s, kinds) in KIND_HINTS {

@@ -653,6 +653,7 @@ fn reasons(f: &RankedFile) -> Vec<String> {
         ("graph", w.graph),
         ("co-change", w.cochange),
         ("quoted", w.quoted),
+        ("phrase", w.phrase),
     ] {
         if v > 0.0 {
             reasons.push(format!("{name} {v:.2}"));
