@@ -58,3 +58,19 @@
 
 (new_expression
   constructor: (_) @name) @reference.class
+
+; A module's top-level constants and variables (`const form = useForm()`,
+; `export const routes = [...]`, a Vue `<script setup>`'s refs): named by
+; agents as the symbols a change edits. Functions bound this way match the
+; patterns above first (the earlier pattern wins for one node). Not chunks
+; (`chunk::worthy` leaves constants out).
+(program
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name) @definition.constant))
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name) @definition.constant)))

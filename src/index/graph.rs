@@ -100,12 +100,12 @@ pub fn seeds(
         seeds.extend(
             parsed
                 .iter()
-                .filter(|(_, s)| {
+                .filter(|(f, s)| {
                     s.definitions.iter().any(|d| {
                         d.name == name
-                            && qualifier
-                                .as_deref()
-                                .is_none_or(|q| crate::search::symbols::qualifier_matches(q, d))
+                            && qualifier.as_deref().is_none_or(|q| {
+                                crate::search::symbols::qualifier_matches_in(q, f, d)
+                            })
                     })
                 })
                 .map(|(f, _)| f.clone()),

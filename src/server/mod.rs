@@ -261,6 +261,11 @@ impl ServerHandler for CodeIntel {
         let before = self.scoped_phase();
         let peer = context.peer.clone();
         let tool = request.name.to_string();
+        if let (Some(t), Some(args)) = (self.tool_router.get(&tool), request.arguments.as_ref())
+            && let Some(e) = unknown_arguments(&tool, &t.input_schema, args)
+        {
+            return Ok(e.into_result().into());
+        }
         let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         // A panic inside a handler becomes an error reply, and no call but
         // a sync runs past the deadline: the client always gets an answer.
@@ -458,6 +463,42 @@ impl session::CodeFacts for NoFacts {
 /// description states; descriptions of `$defs` and of string constants
 /// (`oneOf` of `const`s becomes an `enum`; the properties that use them are
 /// described).
+/// An argument the tool's input schema does not name, as an error that
+/// lists the arguments it takes (and the likely one: `file` for `path`):
+/// an ignored argument silently widens a call (`get_symbols` with `file`
+/// listed the whole repository for a trial agent; bench/README.md §
+/// Honest agent trial). `None` when every argument is known or the schema
+/// leaves its properties open.
+fn unknown_arguments(
+    tool: &str,
+    schema: &serde_json::Map<String, serde_json::Value>,
+    args: &serde_json::Map<String, serde_json::Value>,
+) -> Option<ToolError> {
+    if schema.get("additionalProperties") == Some(&serde_json::Value::Bool(true)) {
+        return None;
+    }
+    let known = schema.get("properties")?.as_object()?;
+    let unknown: Vec<&String> = args.keys().filter(|k| !known.contains_key(*k)).collect();
+    let first = unknown.first()?;
+    let names: Vec<&str> = known.keys().map(String::as_str).collect();
+    let likely = [
+        ("file", "path"),
+        ("path", "file"),
+        ("files", "file"),
+        ("file", "files"),
+    ]
+    .iter()
+    .find(|(given, meant)| first.as_str() == *given && names.contains(meant))
+    .map(|(_, meant)| format!(" (did you mean `{meant}`?)"))
+    .unwrap_or_default();
+    let unknown: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+    Some(ToolError::invalid(format!(
+        "{tool} has no argument {}{likely}; it takes: {}",
+        unknown.join(", "),
+        names.join(", ")
+    )))
+}
+
 fn slim_schema(v: &mut serde_json::Value) {
     use serde_json::Value;
     match v {

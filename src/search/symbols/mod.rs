@@ -307,6 +307,9 @@ mod tests {
         for want in own(&[
             ("template", "section", 1, 6),
             ("script", "section", 8, 19),
+            // A `<script setup>`'s top-level refs are named too.
+            ("title", "constant", 12, 12),
+            ("orders", "constant", 13, 13),
             ("cancelOrder", "function", 16, 18),
             ("style", "section", 21, 25),
         ]) {

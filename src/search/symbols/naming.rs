@@ -77,6 +77,27 @@ pub fn split_qualified(symbol: &str) -> (Option<String>, String) {
     }
 }
 
+/// The component a single-file component file defines (`.vue`, `.svelte`):
+/// its file stem (`ReportCreateModal` for `…/ReportCreateModal.vue`).
+pub fn component_name(file: &str) -> Option<&str> {
+    let name = file.rsplit('/').next()?;
+    name.strip_suffix(".vue")
+        .or_else(|| name.strip_suffix(".svelte"))
+        .filter(|s| !s.is_empty())
+}
+
+/// [`qualifier_matches`], or `q` names the single-file component `file`
+/// (by name, file name or path) that `d` is defined in: agents name a Vue
+/// component's function `ReportCreateModal::submit` and its template
+/// `ReportCreateModal::template` (bench/README.md § Honest agent trial).
+pub fn qualifier_matches_in(q: &str, file: &str, d: &Definition) -> bool {
+    qualifier_matches(q, d)
+        || component_name(file).is_some_and(|c| {
+            let q = q.trim_start_matches("./");
+            q == c || file == q || file.ends_with(&format!("/{q}")) && q.contains('.')
+        })
+}
+
 pub fn qualifier_matches(q: &str, d: &Definition) -> bool {
     let q_norm = q.replace("::", ".").replace('\\', ".");
     let scope = d.scope.as_deref().unwrap_or("");

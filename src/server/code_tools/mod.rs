@@ -20,7 +20,7 @@ use super::wire::{
 use super::{CodeIntel, Reply, SessionGate, Shared, Shown, ToolError, ToolParams, blocking};
 use crate::search::references;
 use crate::search::symbols::{
-    Definition, FileSymbols, SymbolError, qualifier_matches, split_qualified,
+    Definition, FileSymbols, SymbolError, qualifier_matches_in, split_qualified,
 };
 use crate::search::text::{self, CaseMode, TextSearch};
 use crate::session::{CallArgs, Tool};

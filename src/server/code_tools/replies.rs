@@ -8,7 +8,7 @@ use super::*;
 pub(super) fn select_symbols(
     files: &[(String, Arc<FileSymbols>)],
     max: usize,
-    keep: impl Fn(&Definition) -> bool,
+    keep: impl Fn(&str, &Definition) -> bool,
 ) -> SymbolList {
     let mut all = Vec::new();
     let mut broken = Vec::new();
@@ -17,7 +17,7 @@ pub(super) fn select_symbols(
         all.extend(
             syms.definitions
                 .iter()
-                .filter(|d| keep(d))
+                .filter(|d| keep(file, d))
                 .map(|d| SymbolInfo::new(file, d)),
         );
         if syms.has_errors && all.len() > before {
@@ -157,7 +157,7 @@ impl CodeIntel {
                 (None, p.symbol.clone())
             };
             let needle = name.to_lowercase();
-            Ok(select_symbols(&files, p.max_results, |d| {
+            Ok(select_symbols(&files, p.max_results, |file, d| {
                 let name_ok = if p.exact_match {
                     d.name == name
                 } else {
@@ -165,7 +165,9 @@ impl CodeIntel {
                 };
                 name_ok
                     && p.kind.as_deref().is_none_or(|k| d.kind == k)
-                    && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
+                    && qualifier
+                        .as_deref()
+                        .is_none_or(|q| qualifier_matches_in(q, file, d))
             }))
         })
         .await??;
@@ -403,7 +405,7 @@ impl CodeIntel {
                     .as_deref()
                     .is_none_or(|n| d.name.to_lowercase().contains(n))
             };
-            let mut list = select_symbols(&files, p.max_results, |d| {
+            let mut list = select_symbols(&files, p.max_results, |_, d| {
                 p.kind.as_deref().is_none_or(|k| d.kind == k) && named(d)
             });
             // An empty answer to a kind filter says what is there instead:

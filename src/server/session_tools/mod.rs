@@ -20,7 +20,7 @@ use super::wire::{FrameSet, SessionView};
 use super::{CodeIntel, NoFacts, Reply, Shared, ToolError, blocking};
 use crate::rank::value_check;
 use crate::relevance::{self, CALIBRATED};
-use crate::search::symbols::{Definition, qualifier_matches, split_qualified};
+use crate::search::symbols::{Definition, component_name, qualifier_matches_in, split_qualified};
 use crate::session::{
     self, Event, Intent, Requirement, SemanticReason, Session, SessionOutcome, Slot, SlotName,
     Understanding,
@@ -330,26 +330,38 @@ impl RepoFacts {
         } else {
             &[]
         };
-        defs.iter().filter(move |(_, d)| {
-            d.name == name && qualifier.as_deref().is_none_or(|q| qualifier_matches(q, d))
+        defs.iter().filter(move |(f, d)| {
+            d.name == name
+                && qualifier
+                    .as_deref()
+                    .is_none_or(|q| qualifier_matches_in(q, f, d))
         })
     }
 
     /// The file a `symbol` that nothing defines names (its callers looked
     /// for definitions first): a Blade view by its name
-    /// (`models.links.partials.single-simple`) or path, or any file with no
-    /// definitions by its path (a config file, a template). Such a file is
-    /// its own definition, the whole of it; a file that defines classes or
-    /// functions is named by them.
+    /// (`models.links.partials.single-simple`) or path, a single-file
+    /// component by its name (`ReportCreateModal`, when one file has it) or
+    /// path, or any file with no definitions by its path (a config file, a
+    /// template). Such a file is its own definition, the whole of it;
+    /// another file that defines classes or functions is named by them.
     fn file_symbol(&self, symbol: &str) -> Option<String> {
         let exists = |f: &str| session::CodeFacts::file_exists(self, f);
         if let Some(view) = crate::util::blade_view_file(symbol, exists) {
             return Some(view);
         }
         let path = symbol.trim().trim_start_matches("./").to_string();
-        (crate::util::names_a_file(&path)
-            && exists(&path)
-            && !self.defs.iter().any(|(f, _)| *f == path))
+        if !crate::util::names_a_file(&path) {
+            let mut components = self
+                .defs
+                .iter()
+                .map(|(f, _)| f)
+                .filter(|f| component_name(f) == Some(path.as_str()));
+            let first = components.next()?;
+            return components.all(|f| f == first).then(|| first.clone());
+        }
+        (exists(&path)
+            && (component_name(&path).is_some() || !self.defs.iter().any(|(f, _)| *f == path)))
         .then_some(path)
     }
 }
