@@ -74,3 +74,21 @@
     declaration: (lexical_declaration
       (variable_declarator
         name: (identifier) @name) @definition.constant)))
+
+; Names a top-level destructuring binds (`const { data: reports, isLoading }
+; = useQuery(...)`, `const [open, setOpen] = …`): each is its own constant.
+(program
+  (lexical_declaration
+    (variable_declarator
+      name: (object_pattern
+        [
+          (shorthand_property_identifier_pattern) @name @definition.constant
+          (pair_pattern
+            value: (identifier) @name) @definition.constant
+        ]))))
+
+(program
+  (lexical_declaration
+    (variable_declarator
+      name: (array_pattern
+        (identifier) @name @definition.constant))))

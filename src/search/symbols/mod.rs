@@ -306,12 +306,15 @@ mod tests {
         let got = names(&vue);
         for want in own(&[
             ("template", "section", 1, 6),
-            ("script", "section", 8, 19),
-            // A `<script setup>`'s top-level refs are named too.
+            ("script", "section", 8, 20),
+            // A `<script setup>`'s top-level refs are named too, each name
+            // a destructuring binds among them.
             ("title", "constant", 12, 12),
             ("orders", "constant", 13, 13),
-            ("cancelOrder", "function", 16, 18),
-            ("style", "section", 21, 25),
+            ("customers", "constant", 14, 14),
+            ("isLoading", "constant", 14, 14),
+            ("cancelOrder", "function", 17, 19),
+            ("style", "section", 22, 26),
         ]) {
             assert!(got.contains(&want), "vue: {want:?} not in {got:?}");
         }

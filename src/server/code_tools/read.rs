@@ -4,8 +4,11 @@
 use super::*;
 
 /// Shortest run of lines a whole-file read leaves out as shown earlier in
-/// the session: below it the marker line costs about what the lines do.
-const ELIDE_MIN_LINES: usize = 4;
+/// the session. At 4, an agent of the solidtime trial took the 5- and
+/// 7-line holes a `query` snippet left for a file cut in pieces and read
+/// 134 lines again to see them (bench/README.md § Honest agent trial);
+/// from 8 lines on, the marker saves several times its own length.
+const ELIDE_MIN_LINES: usize = 8;
 
 /// Longest line (in chars) a whole-file read leaves out as shown earlier:
 /// `search_text` cuts longer lines, so such a line may not have been shown
@@ -336,17 +339,27 @@ mod tests {
     /// over-long line, is shown line by line up to that line.
     #[test]
     fn runs_shown_earlier_become_one_piece() {
-        let ls = lines(12);
+        let ls = lines(20);
         assert_eq!(
-            shape(&pieces(&ls, 1, 10, &[(3, 6), (8, 10)])),
-            [(1, 1), (2, 2), (3, 6), (7, 7), (8, 8), (9, 9), (10, 10)]
+            shape(&pieces(&ls, 1, 16, &[(3, 10), (12, 18)])),
+            [
+                (1, 1),
+                (2, 2),
+                (3, 10),
+                (11, 11),
+                (12, 12),
+                (13, 13),
+                (14, 14),
+                (15, 15),
+                (16, 16)
+            ]
         );
-        assert_eq!(shape(&pieces(&ls, 5, 12, &[(1, 11)])), [(5, 11), (12, 12)]);
-        let mut long = lines(10);
-        long[5] = "x".repeat(ELIDE_MAX_LINE_CHARS + 1);
+        assert_eq!(shape(&pieces(&ls, 5, 20, &[(1, 19)])), [(5, 19), (20, 20)]);
+        let mut long = lines(20);
+        long[9] = "x".repeat(ELIDE_MAX_LINE_CHARS + 1);
         assert_eq!(
-            shape(&pieces(&long, 1, 10, &[(1, 10)])),
-            [(1, 5), (6, 6), (7, 10)]
+            shape(&pieces(&long, 1, 20, &[(1, 20)])),
+            [(1, 9), (10, 10), (11, 20)]
         );
     }
 }
