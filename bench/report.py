@@ -187,6 +187,13 @@ TRIAL_ARMS = [
     ("trial-2026-11-28/ak3", "b37d225",
      "akaunting + search_text with a path names it when nothing matched; a file that defines symbols is told "
      "to name them; no conventional table for an abstract model"),
+    ("trial-2026-11-28/st1", "9494541",
+     "solidtime (time tracking; Inertia + Vue 3, Filament, API; 1,133 indexed files), before: the build of the "
+     "last stop"),
+    ("trial-2026-11-28/st2", "bba4788", "solidtime + the `phrase` ranking feature"),
+    ("trial-2026-11-28/st3", "778cf5a",
+     "solidtime + Vue components named as agents name them (`Component::function`, by name or path, "
+     "`<script setup>` constants); an unknown tool argument is an error (the last two from st1/st2's reports)"),
 ]
 
 
