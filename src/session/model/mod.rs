@@ -241,8 +241,7 @@ pub struct PatternClaim {
 /// What the agent claims to understand (`submit_understanding`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Understanding {
-    /// Symbols of the change (`Class::method`, `Component::function` of a Vue
-    /// component, a view or component by name, a file's path).
+    /// Symbols changed (`Class::method`, `Component::fn`, a view, a path).
     #[serde(default)]
     pub symbols_identified: Vec<String>,
     /// Where the behaviour starts (must be among symbols_identified).
