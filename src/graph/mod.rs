@@ -152,6 +152,9 @@ pub struct Graph {
     views: usize,
     /// Class FQCN → the files that define it (the facts' `defines`).
     classes: HashMap<String, Vec<String>>,
+    /// Every route with a controller, for requests a query names
+    /// ([`Graph::url_files`]).
+    endpoints: Vec<resolve::Route>,
 }
 
 /// A request ([`RefKind::Url`]) whose best routes all run one controller
@@ -237,6 +240,7 @@ impl Graph {
             v.sort();
             v.dedup_by(|a, b| a.from == b.from && a.to == b.to && a.kind == b.kind);
         }
+        g.endpoints = std::mem::take(&mut r.endpoints);
         g
     }
 
@@ -429,7 +433,7 @@ impl Graph {
     fn add_request(&mut self, routes: &[&Route], from: &str, reference: &Ref) {
         let mut actions: Vec<(&str, &str)> = routes
             .iter()
-            .filter_map(|route| Some((route.controller, route.action?)))
+            .filter_map(|route| Some((route.controller.as_str(), route.action.as_deref()?)))
             .collect();
         actions.sort_unstable();
         actions.dedup();

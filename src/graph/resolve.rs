@@ -7,11 +7,12 @@ use super::*;
 
 /// A route with a controller, as the resolver matches requests to it
 /// ([`facts::Endpoint`] with its URI split into segments).
-pub(super) struct Route<'a> {
-    method: &'a str,
-    segments: Vec<&'a str>,
-    pub(super) controller: &'a str,
-    pub(super) action: Option<&'a str>,
+#[derive(Debug, Clone)]
+pub(super) struct Route {
+    method: String,
+    segments: Vec<String>,
+    pub(super) controller: String,
+    pub(super) action: Option<String>,
 }
 
 /// Finds the files a reference points at.
@@ -37,7 +38,7 @@ pub(super) struct Resolver<'a> {
     /// Global function name (lower-case) → the files that define it.
     functions: HashMap<&'a str, Vec<&'a str>>,
     /// Every route with a controller.
-    endpoints: Vec<Route<'a>>,
+    pub(super) endpoints: Vec<Route>,
     /// Route name → controller FQCNs.
     route_controllers: HashMap<&'a str, Vec<&'a str>>,
     /// Artisan command name → the files defining it.
@@ -62,10 +63,15 @@ impl<'a> Resolver<'a> {
         for (file, f) in facts {
             for e in &f.endpoints {
                 endpoints.push(Route {
-                    method: e.method.as_str(),
-                    segments: e.uri.split('/').filter(|s| !s.is_empty()).collect(),
-                    controller: e.controller.as_str(),
-                    action: e.action.as_deref(),
+                    method: e.method.clone(),
+                    segments: e
+                        .uri
+                        .split('/')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                    controller: e.controller.clone(),
+                    action: e.action.clone(),
                 });
                 if let Some(name) = &e.name {
                     route_controllers
@@ -263,67 +269,15 @@ impl<'a> Resolver<'a> {
     pub(super) fn controller_files(&self, routes: &[&Route]) -> Vec<String> {
         let mut out: Vec<String> = routes
             .iter()
-            .flat_map(|r| files_of(&self.classes, r.controller))
+            .flat_map(|r| files_of(&self.classes, &r.controller))
             .collect();
         out.sort();
         out.dedup();
         out
     }
 
-    /// The routes a request (`METHOD path`, [`RefKind::Url`]) matches best.
-    /// Paths match by their ends, since neither the client's base URL nor
-    /// the routes' group prefixes are followed: segment by segment from the
-    /// last, a `{}` on either side matches any one segment, at least one
-    /// literal segment must be equal, and the part of the longer path left
-    /// over must hold no `{}` (a literal prefix such as `api`). Best: most
-    /// equal literal segments, then fewest `{}` matched against a literal,
-    /// then the closest lengths; every route that ties is kept. Methods must
-    /// agree unless either is `*`.
-    pub(super) fn routes_matching(&self, target: &str) -> Vec<&Route<'a>> {
-        let Some((method, path)) = target.split_once(' ') else {
-            return Vec::new();
-        };
-        let request: Vec<&str> = path.split('/').collect();
-        let mut best: Option<(i32, i32, i32)> = None;
-        let mut routes: Vec<&Route<'a>> = Vec::new();
-        for r in &self.endpoints {
-            let (m, route) = (r.method, &r.segments);
-            if method != "*" && m != "*" && m != method {
-                continue;
-            }
-            let n = request.len().min(route.len());
-            let (rest, ours) = if request.len() > route.len() {
-                (&request[..request.len() - n], &route[..])
-            } else {
-                (&route[..route.len() - n], &route[route.len() - n..])
-            };
-            if n == 0 || rest.contains(&"{}") {
-                continue;
-            }
-            let theirs = &request[request.len() - n..];
-            let (mut equal, mut wild) = (0, 0);
-            let fits = theirs.iter().zip(ours).all(|(a, b)| {
-                if *a == "{}" || *b == "{}" {
-                    wild += i32::from(*a != *b);
-                    true
-                } else {
-                    equal += 1;
-                    a == b
-                }
-            });
-            if !fits || equal == 0 {
-                continue;
-            }
-            let key = (equal, -wild, -(rest.len() as i32));
-            match best {
-                Some(b) if b > key => continue,
-                Some(b) if b == key => {}
-                _ => routes.clear(),
-            }
-            best = Some(key);
-            routes.push(r);
-        }
-        routes
+    pub(super) fn routes_matching(&self, target: &str) -> Vec<&Route> {
+        routes_matching(&self.endpoints, target, false)
     }
 
     /// A JS/TS import: relative to the file, or `@/` / `~/` from the
@@ -487,4 +441,90 @@ impl Graph {
         }
         out
     }
+}
+
+impl Graph {
+    /// The controller files of the routes a request (`METHOD path`, as
+    /// [`facts::request_target`] writes it; method `*` for any) matches
+    /// best, as a script's request is resolved but with group prefixes
+    /// that hold parameters allowed ([`routes_matching`]'s `open_prefix`):
+    /// a ticket's `GET /api/v1/organizations/{o}/projects/{p}` names the
+    /// controller that serves it.
+    pub fn url_files(&self, target: &str) -> Vec<String> {
+        let mut out: Vec<String> = routes_matching(&self.endpoints, target, true)
+            .iter()
+            .flat_map(|r| self.class_files(&r.controller))
+            .map(str::to_string)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// The routes a request (`METHOD path`, [`RefKind::Url`]) matches best.
+/// Paths match by their ends, since neither the client's base URL nor
+/// the routes' group prefixes are followed: segment by segment from the
+/// last, a `{}` on either side matches any one segment, at least one
+/// literal segment must be equal, and the part of the longer path left
+/// over must hold no `{}` (a literal prefix such as `api`). Best: most
+/// equal literal segments, then fewest `{}` matched against a literal,
+/// then the closest lengths; every route that ties is kept. Methods must
+/// agree unless either is `*`.
+///
+/// With `open_prefix`, the left-over part of the longer path may hold
+/// `{}`: a URL a ticket names whole (`api/v1/organizations/{}/projects/{}`)
+/// against a route under a group prefix with a parameter
+/// (`Route::prefix('/organizations/{organization}')`, not followed). A
+/// script's request is matched without it.
+pub(super) fn routes_matching<'r>(
+    endpoints: &'r [Route],
+    target: &str,
+    open_prefix: bool,
+) -> Vec<&'r Route> {
+    let Some((method, path)) = target.split_once(' ') else {
+        return Vec::new();
+    };
+    let request: Vec<&str> = path.split('/').collect();
+    let mut best: Option<(i32, i32, i32)> = None;
+    let mut routes: Vec<&Route> = Vec::new();
+    for r in endpoints {
+        let route: Vec<&str> = r.segments.iter().map(String::as_str).collect();
+        let m = r.method.as_str();
+        if method != "*" && m != "*" && m != method {
+            continue;
+        }
+        let n = request.len().min(route.len());
+        let (rest, ours) = if request.len() > route.len() {
+            (&request[..request.len() - n], &route[..])
+        } else {
+            (&route[..route.len() - n], &route[route.len() - n..])
+        };
+        if n == 0 || (!open_prefix && rest.contains(&"{}")) {
+            continue;
+        }
+        let theirs = &request[request.len() - n..];
+        let (mut equal, mut wild) = (0, 0);
+        let fits = theirs.iter().zip(ours).all(|(a, b)| {
+            if *a == "{}" || *b == "{}" {
+                wild += i32::from(*a != *b);
+                true
+            } else {
+                equal += 1;
+                a == b
+            }
+        });
+        if !fits || equal == 0 {
+            continue;
+        }
+        let key = (equal, -wild, -(rest.len() as i32));
+        match best {
+            Some(b) if b > key => continue,
+            Some(b) if b == key => {}
+            _ => routes.clear(),
+        }
+        best = Some(key);
+        routes.push(r);
+    }
+    routes
 }

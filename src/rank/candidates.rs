@@ -44,6 +44,9 @@ pub(super) struct FileCandidate {
     pub strong: bool,
     /// The `quoted` feature ([`super::quoted::quoted_files`]).
     pub quoted: f32,
+    /// A controller of a route the request names by URL
+    /// ([`crate::graph::Graph::url_files`]): a named file.
+    pub routed: bool,
 }
 
 impl FileCandidate {

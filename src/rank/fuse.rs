@@ -313,7 +313,7 @@ fn score_file(f: &Fusion, norms: &Norms, file: String, c: &FileCandidate) -> Ran
         cochange: 0.0,
         quoted: c.quoted,
         recency: f.history.map_or(0.0, |h| h.recency(&file)),
-        named: f32::from(u8::from(f.plan.names_file(&file))),
+        named: f32::from(u8::from(c.routed || f.plan.names_file(&file))),
         phrase: f.plan.phrase_score(&file),
     };
     let chunks = chunk_scores

@@ -121,7 +121,8 @@ pub struct Features {
     )]
     pub recency: f32,
     /// 1 when the request names the file's path (a traceback's frame, "in
-    /// `app/Models/User.php`"; [`crate::rank::plan::QueryPlan::names_file`]).
+    /// `app/Models/User.php`"; [`crate::rank::plan::QueryPlan::names_file`])
+    /// or a URL one of its routes serves ([`crate::rank::named::named_urls`]).
     #[serde(
         default,
         skip_serializing_if = "is_zero",

@@ -446,6 +446,14 @@ impl Ranker {
                     cands.entry(file).or_default().quoted = score;
                 }
             }
+            // Likewise the controllers of the routes it names by URL.
+            for file in plan.named_urls.iter().flat_map(|u| g.graph.url_files(u)) {
+                if let Some(c) = cands.get_mut(&file) {
+                    c.routed = true;
+                } else if add {
+                    cands.entry(file).or_default().routed = true;
+                }
+            }
         }
         for f in &read {
             if let Some(c) = cands.get_mut(f) {

@@ -41,6 +41,60 @@ pub fn names_file(paths: &[String], file: &str) -> bool {
     })
 }
 
+/// Requests a request names by URL, as the code graph's request targets
+/// (`METHOD path`, [`crate::graph::facts::request_target`]; `*` when no
+/// method precedes the path): `GET /api/v1/projects/{project}`,
+/// `https://example.com/1/sales/invoices?search=x` (`* sales/invoices`: a
+/// number is a parameter, and leading parameters go). A path needs two
+/// segments or a method (`/teams` alone is a word). The `named` feature
+/// (docs/ranking.md) is 1 for the controller files of the routes that
+/// serve them ([`crate::graph::Graph::url_files`]).
+pub fn named_urls(query: &str) -> Vec<String> {
+    static URL: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = URL.get_or_init(|| {
+        regex::Regex::new(
+            r"(?:\b(GET|POST|PUT|PATCH|DELETE)\s+)?(?:https?://[A-Za-z0-9.:-]+)?(/[A-Za-z0-9_{}.:-]+(?:/[A-Za-z0-9_{}.:-]+)*)",
+        )
+        .expect("static regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in re.captures_iter(query) {
+        let start = c.get(0).map_or(0, |m| m.start());
+        // A path inside a word (`and/or`, `a/b`) is no URL.
+        if query[..start]
+            .chars()
+            .last()
+            .is_some_and(|ch| ch.is_alphanumeric())
+        {
+            continue;
+        }
+        let method = c.get(1).map_or("*", |m| m.as_str());
+        let path = &c[2];
+        if method == "*" && path.matches('/').count() < 2 {
+            continue;
+        }
+        let path: Vec<String> = path
+            .trim_end_matches(['.', ':'])
+            .split('/')
+            .map(|seg| {
+                if seg.starts_with('{')
+                    || (!seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()))
+                {
+                    "${x}".to_string()
+                } else {
+                    seg.to_string()
+                }
+            })
+            .collect();
+        if let Some(t) = crate::graph::facts::request_target(method, &path.join("/"))
+            && !out.contains(&t)
+        {
+            out.push(t);
+        }
+    }
+    out
+}
+
 /// Path words that say nothing of a feature: source roots, framework
 /// directories and file extensions (`app/Http/Controllers/…/x.blade.php`).
 const PATH_NOISE: &[&str] = &[
@@ -141,7 +195,29 @@ pub fn phrase_score(pairs: &[WordPair], file: &str) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    use super::named_urls;
     use crate::rank::plan::plan;
+
+    /// URLs a ticket names, with or without a method or host, become the
+    /// code graph's request targets; a slash inside a word, a one-segment
+    /// path without a method or a file is none.
+    #[test]
+    fn a_request_names_routes_by_url() {
+        assert_eq!(
+            named_urls(
+                "Calling GET /api/v1/organizations/{organization}/projects/{project} works; \
+                 after login I land on https://example.com/1/sales/invoices?search=x. \
+                 POST /api/transactions fails, and /teams/{id} shows emails."
+            ),
+            [
+                "GET api/v1/organizations/{}/projects/{}",
+                "* sales/invoices",
+                "POST api/transactions",
+                "* teams/{}",
+            ]
+        );
+        assert!(named_urls("and/or, the /settings page, see /img/logo.png").is_empty());
+    }
 
     /// Menu paths, labels and camel-cased names of a request match a
     /// path's adjacent words in either order; a Japanese particle or a

@@ -203,6 +203,10 @@ pub struct QueryPlan {
     /// matches them to a path's.
     #[serde(skip)]
     pub phrase_pairs: Vec<super::named::WordPair>,
+    /// Requests the request names by URL ([`super::named::named_urls`]):
+    /// the controllers of their routes are named files.
+    #[serde(skip)]
+    pub named_urls: Vec<String>,
 }
 
 /// Which script a run of Japanese text is in.
@@ -433,6 +437,7 @@ pub fn plan(query: &str) -> QueryPlan {
         english,
         named_paths: super::named::named_paths(&query),
         phrase_pairs: Vec::new(),
+        named_urls: super::named::named_urls(&query),
     };
     p.finish(&query);
     p

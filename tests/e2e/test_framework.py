@@ -806,3 +806,61 @@ async def test_a_vue_component_is_named_as_agents_name_it(tmp_path):
         await c.call("search_text", pattern="submit", session_id=sid)
         u = await c.call("submit_understanding", **claim)
         assert u["phase"] == "READY" and not u["rejected_claims"], u
+
+
+ROUTED = {
+    "routes/api.php": """<?php
+
+use App\\Http\\Controllers\\ProjectController;
+use Illuminate\\Support\\Facades\\Route;
+
+Route::prefix('v1')->group(static function (): void {
+    Route::prefix('/organizations/{organization}')->group(static function (): void {
+        Route::get('/projects/{project}', [ProjectController::class, 'show']);
+    });
+});
+""",
+    "app/Http/Controllers/ProjectController.php": """<?php
+
+namespace App\\Http\\Controllers;
+
+class ProjectController
+{
+    public function show($project)
+    {
+        return $project;
+    }
+}
+""",
+    "app/Http/Controllers/ProjectMemberController.php": """<?php
+
+namespace App\\Http\\Controllers;
+
+class ProjectMemberController
+{
+    /** A member of a private project with a billable rate. */
+    public function store($member)
+    {
+        return $member;
+    }
+}
+""",
+}
+
+
+async def test_a_url_in_the_request_names_the_controller_of_its_route(tmp_path):
+    """A ticket that names a request by URL (`GET /api/v1/organizations/{o}/
+    projects/{p}`, the route under group prefixes with a parameter) names
+    the controller of the route that serves it: `named` is 1 for it,
+    and for no other file (the solidtime trial's agent found
+    `ProjectController` 5th, behind files matching "member" and "billable
+    rate"; bench/README.md § Honest agent trial)."""
+    repo = php_repo(tmp_path / "routed", ROUTED)
+    async with serve(repo) as c:
+        await c.wait_model()
+        await c.call("sync_index")
+        q = ("As a member I can call GET /api/v1/organizations/{organization}/projects/{project} "
+             "for a private project and see its billable rate; that should be refused.")
+        r = await c.call("query", query=q)
+        named = [f["file"] for f in r["files"] if f["why"].get("named")]
+        assert named == ["app/Http/Controllers/ProjectController.php"], r["files"]

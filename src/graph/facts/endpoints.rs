@@ -226,7 +226,7 @@ fn route_uri(uri: &str) -> String {
 /// path as written (a string or template literal's contents): `None` for
 /// what is not a path of this application (another host's URL, a path
 /// with spaces, an asset file, nothing but interpolations).
-pub(super) fn request_target(method: &str, written: &str) -> Option<String> {
+pub fn request_target(method: &str, written: &str) -> Option<String> {
     static INTERPOLATION: OnceLock<Regex> = OnceLock::new();
     let path = re(&INTERPOLATION, r"\$\{[^}]*\}").replace_all(written, "{}");
     let path = path.split(['?', '#']).next().unwrap_or("");

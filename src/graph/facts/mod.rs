@@ -12,6 +12,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 mod endpoints;
+pub use endpoints::request_target;
 mod php;
 #[cfg(test)]
 mod proptests;
