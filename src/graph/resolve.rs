@@ -453,8 +453,9 @@ impl Graph {
     pub fn url_files(&self, target: &str) -> Vec<String> {
         let mut out: Vec<String> = routes_matching(&self.endpoints, target, true)
             .iter()
-            .flat_map(|r| self.class_files(&r.controller))
-            .map(str::to_string)
+            .filter_map(|r| self.classes.get(&r.controller))
+            .flatten()
+            .cloned()
             .collect();
         out.sort();
         out.dedup();
@@ -489,18 +490,21 @@ pub(super) fn routes_matching<'r>(
     let mut best: Option<(i32, i32, i32)> = None;
     let mut routes: Vec<&Route> = Vec::new();
     for r in endpoints {
-        let route: Vec<&str> = r.segments.iter().map(String::as_str).collect();
-        let m = r.method.as_str();
+        let (m, route) = (r.method.as_str(), &r.segments);
         if method != "*" && m != "*" && m != method {
             continue;
         }
         let n = request.len().min(route.len());
-        let (rest, ours) = if request.len() > route.len() {
-            (&request[..request.len() - n], &route[..])
+        // What is left of the longer path past the shorter's length.
+        let (rest_len, rest_has_param) = if request.len() > route.len() {
+            let rest = &request[..request.len() - n];
+            (rest.len(), rest.contains(&"{}"))
         } else {
-            (&route[..route.len() - n], &route[route.len() - n..])
+            let rest = &route[..route.len() - n];
+            (rest.len(), rest.iter().any(|s| s == "{}"))
         };
-        if n == 0 || (!open_prefix && rest.contains(&"{}")) {
+        let ours = &route[route.len() - n..];
+        if n == 0 || (!open_prefix && rest_has_param) {
             continue;
         }
         let theirs = &request[request.len() - n..];
@@ -517,7 +521,7 @@ pub(super) fn routes_matching<'r>(
         if !fits || equal == 0 {
             continue;
         }
-        let key = (equal, -wild, -(rest.len() as i32));
+        let key = (equal, -wild, -(rest_len as i32));
         match best {
             Some(b) if b > key => continue,
             Some(b) if b == key => {}

@@ -453,16 +453,6 @@ impl session::CodeFacts for NoFacts {
     }
 }
 
-/// Drops what clients do not use from an input schema, to keep `tools/list`
-/// small (it is sent in every conversation): `$schema`; the numeric
-/// `format`s schemars writes (`uint`, `uint64`, `float`, …), which are not
-/// JSON Schema formats (Claude Code warns `unknown format "uint64"
-/// ignored`), with the `minimum: 0` of unsigned integers (handlers check
-/// ranges and say which); the `null` alternative and empty defaults of
-/// optional fields (an absent field means the same) and defaults the
-/// description states; descriptions of `$defs` and of string constants
-/// (`oneOf` of `const`s becomes an `enum`; the properties that use them are
-/// described).
 /// An argument the tool's input schema does not name, as an error that
 /// lists the arguments it takes (and the likely one: `file` for `path`):
 /// an ignored argument silently widens a call (`get_symbols` with `file`
@@ -499,6 +489,16 @@ fn unknown_arguments(
     )))
 }
 
+/// Drops what clients do not use from an input schema, to keep `tools/list`
+/// small (it is sent in every conversation): `$schema`; the numeric
+/// `format`s schemars writes (`uint`, `uint64`, `float`, …), which are not
+/// JSON Schema formats (Claude Code warns `unknown format "uint64"
+/// ignored`), with the `minimum: 0` of unsigned integers (handlers check
+/// ranges and say which); the `null` alternative and empty defaults of
+/// optional fields (an absent field means the same) and defaults the
+/// description states; descriptions of `$defs` and of string constants
+/// (`oneOf` of `const`s becomes an `enum`; the properties that use them are
+/// described).
 fn slim_schema(v: &mut serde_json::Value) {
     use serde_json::Value;
     match v {
